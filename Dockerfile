@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# Multi-stage image: dependencies installed with npm (Bun comes pinned from the npm registry),
+# then a slim oven/bun runtime running as an unprivileged user with a data volume.
+
+FROM oven/bun:1.4.4-debian AS deps
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM oven/bun:1.4.4-debian AS runtime
+# util-linux supplies unshare, setpriv and prlimit for the executor sandbox (DESIGN §10).
+RUN apt-get update && apt-get install -y --no-install-recommends util-linux tini && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system platform && useradd --system --gid platform --home /app --shell /usr/sbin/nologin platform \
+ && mkdir -p /data && chown platform:platform /data && chmod 0700 /data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY src ./src
+COPY runtime ./runtime
+ENV NODE_ENV=production \
+    DATA_DIR=/data \
+    DATABASE_URL=sqlite:/data/platform.db \
+    PORT=8080 \
+    RUNTIME_PORT=8081
+VOLUME ["/data"]
+EXPOSE 8080 8081
+USER platform
+HEALTHCHECK --interval=15s --timeout=3s CMD bun -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["bun", "src/start.ts"]

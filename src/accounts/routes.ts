@@ -1,0 +1,72 @@
+// HTTP routes of the accounts surface: /users, /service-accounts, /api-keys, /workspaces, /groups, /me, /auth/token.
+import { Elysia } from 'elysia';
+import type { httpConventions } from '../http/plugin.ts';
+import { operation } from '../http/docs.ts';
+import type { JwtService } from '../auth/jwt.ts';
+import type { WorkspaceStore } from '../auth/workspaces.ts';
+import { isAdmin } from '../auth/roles.ts';
+import { validBody, NO_BODY } from '../http/body.ts';
+import { principalJson, keyJson } from './json.ts';
+import type { AccountService } from './service.ts';
+import { ApiKeyCreate, GroupCreate, ServiceAccountCreate, ServiceAccountUpdate, TokenRequest, UserCreate, UserUpdate, WorkspaceCreate, validators } from './schema.ts';
+
+const admin = { auth: { roles: ['INSTANCE_ADMIN'] as const } };
+const anyPrincipal = { auth: { roles: [] as const } };
+const credentialOnly = { auth: { roles: [] as const, platformAccess: false } };
+
+export function accountRoutes(
+  conventions: ReturnType<typeof httpConventions>,
+  deps: { accounts: AccountService; jwt: JwtService; workspaces: WorkspaceStore },
+) {
+  const { accounts, jwt, workspaces } = deps;
+  return new Elysia({ name: 'account-routes' })
+    .use(conventions)
+    .post('/users', async ({ body, set }) => {
+      set.status = 201;
+      return principalJson(await accounts.createUser(body));
+    }, { ...admin, ...operation({ summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: 'The user' } }) })
+    .get('/users/:id', async ({ params }) => principalJson(await accounts.get('USER', params.id)),
+      { ...admin, ...operation({ summary: 'Get a user', tag: 'Accounts' }) })
+    .patch('/users/:id', async ({ params, body }) => principalJson(await accounts.updateUser(params.id, body)),
+      { ...admin, ...operation({ summary: 'Update a user (roles, platform access, status)', tag: 'Accounts', body: UserUpdate }) })
+    .post('/service-accounts', async ({ body, set }) => {
+      set.status = 201;
+      return principalJson(await accounts.createServiceAccount(body));
+    }, { ...admin, ...operation({ summary: 'Create a service account', tag: 'Accounts', body: ServiceAccountCreate, responses: { 201: 'The service account' } }) })
+    .get('/service-accounts/:id', async ({ params }) => principalJson(await accounts.get('SERVICE_ACCOUNT', params.id)),
+      { ...admin, ...operation({ summary: 'Get a service account', tag: 'Accounts' }) })
+    .patch('/service-accounts/:id', async ({ params, body }) => principalJson(await accounts.updateServiceAccount(params.id, body)),
+      { ...admin, ...operation({ summary: 'Update a service account (roles, platform access, active)', tag: 'Accounts', body: ServiceAccountUpdate }) })
+    .post('/api-keys', async ({ body, set, principal }) => {
+      const created = await accounts.createKey(principal, body);
+      set.status = 201;
+      return { ...keyJson(created), key: created.key };
+    }, { ...anyPrincipal, ...operation({ summary: 'Create an API key (shown once)', tag: 'Accounts', body: ApiKeyCreate, responses: { 201: 'The key, with its secret' } }) })
+    .get('/api-keys', async ({ query, principal }) => ({
+      data: (await accounts.listKeys(principal, typeof query.principalId === 'string' ? query.principalId : undefined)).map(keyJson),
+    }), { ...anyPrincipal, ...operation({ summary: 'List active API keys (own, or any principal for INSTANCE_ADMIN)', tag: 'Accounts' }) })
+    .delete('/api-keys/:id', async ({ params, principal, set }) => {
+      await accounts.revokeKey(principal, params.id);
+      set.status = 204;
+    }, { ...anyPrincipal, ...operation({ summary: 'Revoke an API key', tag: 'Accounts', responses: { 204: 'Revoked' } }) })
+    .post('/workspaces', async ({ body, set }) => {
+      const w = await accounts.createWorkspace(body);
+      set.status = 201;
+      return { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
+    }, { ...admin, ...operation({ summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: 'The workspace' } }) })
+    .get('/workspaces', async ({ principal }) => ({
+      data: (await workspaces.list(isAdmin(principal) ? undefined : principal.workspaceIds)).map((w) => ({ id: w.id, name: w.name, createdAt: w.createdAt.toISOString() })),
+    }), { ...anyPrincipal, ...operation({ summary: 'List visible workspaces', tag: 'Accounts' }) })
+    .post('/groups', async ({ body, set }) => {
+      const g = await accounts.createGroup(body);
+      set.status = 201;
+      return { id: g.id, name: g.name, memberIds: g.memberIds, createdAt: g.createdAt.toISOString() };
+    }, { ...admin, ...operation({ summary: 'Create a group (usable as an Agent owner)', tag: 'Accounts', body: GroupCreate, responses: { 201: 'The group' } }) })
+    .get('/me', ({ principal }) => principalJson(principal),
+      { ...credentialOnly, ...operation({ summary: 'The authenticated principal', tag: 'Accounts' }) })
+    .post('/auth/token', async ({ body, principal }) => {
+      const { ttlSeconds = 3600 } = body === undefined || body === NO_BODY ? {} : validBody(body, validators.tokenRequest);
+      const { token, expiresAt } = await jwt.mint(principal.id, ttlSeconds);
+      return { token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString() };
+    }, { ...credentialOnly, ...operation({ summary: 'Exchange a credential for a short-lived JWT', tag: 'Accounts', body: TokenRequest }) });
+}

@@ -1,0 +1,87 @@
+// Request bodies of the minimal accounts surface (DESIGN §2).
+import { Type, type Static } from '@sinclair/typebox';
+import { ROLES } from '../auth/roles.ts';
+import { compile } from '../http/validate.ts';
+
+const Role = Type.Union(ROLES.map((r) => Type.Literal(r)), { description: 'Platform role' });
+const Uuid = Type.String({ format: 'uuid' });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const WorkspaceIds = Type.Array(Uuid, { maxItems: 100, uniqueItems: true, description: 'Workspaces, first = default; omitted: the `default` workspace' });
+
+export const UserCreate = Type.Object(
+  {
+    name: Name,
+    email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' }),
+    roles: Type.Array(Role, { maxItems: ROLES.length, uniqueItems: true }),
+    platformAccess: Type.Boolean(),
+    workspaceIds: Type.Optional(WorkspaceIds),
+  },
+  { additionalProperties: false, $id: 'UserCreate' },
+);
+
+export const UserUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    roles: Type.Optional(Type.Array(Role, { maxItems: ROLES.length, uniqueItems: true })),
+    platformAccess: Type.Optional(Type.Boolean()),
+    status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),
+    workspaceIds: Type.Optional(WorkspaceIds),
+  },
+  { additionalProperties: false, $id: 'UserUpdate' },
+);
+
+export const ServiceAccountCreate = Type.Object(
+  {
+    name: Name,
+    roles: Type.Array(Role, { maxItems: ROLES.length, uniqueItems: true }),
+    platformAccess: Type.Boolean(),
+    active: Type.Optional(Type.Boolean({ default: true })),
+    workspaceIds: Type.Optional(WorkspaceIds),
+  },
+  { additionalProperties: false, $id: 'ServiceAccountCreate' },
+);
+
+export const ServiceAccountUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    roles: Type.Optional(Type.Array(Role, { maxItems: ROLES.length, uniqueItems: true })),
+    platformAccess: Type.Optional(Type.Boolean()),
+    active: Type.Optional(Type.Boolean()),
+    workspaceIds: Type.Optional(WorkspaceIds),
+  },
+  { additionalProperties: false, $id: 'ServiceAccountUpdate' },
+);
+
+export const ApiKeyCreate = Type.Object(
+  {
+    principalId: Type.Optional(Uuid),
+    name: Name,
+    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; omitted: never expires' })),
+  },
+  { additionalProperties: false, $id: 'ApiKeyCreate' },
+);
+
+export const WorkspaceCreate = Type.Object({ name: Name }, { additionalProperties: false, $id: 'WorkspaceCreate' });
+
+export const GroupCreate = Type.Object(
+  { name: Name, memberIds: Type.Array(Uuid, { maxItems: 1000, uniqueItems: true }) },
+  { additionalProperties: false, $id: 'GroupCreate' },
+);
+
+export const TokenRequest = Type.Object(
+  { ttlSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, default: 3600 })) },
+  { additionalProperties: false, $id: 'TokenRequest' },
+);
+
+export const validators = {
+  userCreate: compile(UserCreate),
+  userUpdate: compile(UserUpdate),
+  serviceAccountCreate: compile(ServiceAccountCreate),
+  serviceAccountUpdate: compile(ServiceAccountUpdate),
+  apiKeyCreate: compile(ApiKeyCreate),
+  workspaceCreate: compile(WorkspaceCreate),
+  groupCreate: compile(GroupCreate),
+  tokenRequest: compile(TokenRequest),
+};
+
+export type UserCreateBody = Static<typeof UserCreate>;

@@ -1,0 +1,129 @@
+// The accounts surface: principals, keys, workspaces, groups. Changes drop cached credentials.
+import type { CredentialResolver } from '../auth/credentials.ts';
+import type { GroupStore } from '../auth/groups.ts';
+import type { PrincipalStore, StoredKey } from '../auth/principals.ts';
+import { isAdmin, type Principal, type PrincipalKind, type Role } from '../auth/roles.ts';
+import type { WorkspaceStore } from '../auth/workspaces.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { validBody } from '../http/body.ts';
+import { ProblemError, forbidden, notFound } from '../http/problem.ts';
+import { validators } from './schema.ts';
+
+export interface AccountDeps {
+  principals: PrincipalStore;
+  workspaces: WorkspaceStore;
+  groups: GroupStore;
+  credentials: CredentialResolver;
+}
+
+type AccountKind = Exclude<PrincipalKind, 'SYSTEM'>;
+
+export class AccountService {
+  constructor(private readonly deps: AccountDeps) {}
+
+  async createUser(rawBody: unknown): Promise<Principal> {
+    const body = validBody(rawBody, validators.userCreate);
+    const workspaceIds = await this.workspaceIds(body.workspaceIds);
+    try {
+      return await this.deps.principals.create({ kind: 'USER', name: body.name, email: body.email, roles: body.roles, platformAccess: body.platformAccess, active: true, workspaceIds });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ProblemError(409, 'CONFLICT', `A user with email ${body.email} exists`);
+      throw error;
+    }
+  }
+
+  async createServiceAccount(rawBody: unknown): Promise<Principal> {
+    const body = validBody(rawBody, validators.serviceAccountCreate);
+    const workspaceIds = await this.workspaceIds(body.workspaceIds);
+    return this.deps.principals.create({ kind: 'SERVICE_ACCOUNT', name: body.name, roles: body.roles, platformAccess: body.platformAccess, active: body.active ?? true, workspaceIds });
+  }
+
+  async get(kind: AccountKind, id: string): Promise<Principal> {
+    const principal = await this.deps.principals.get(id);
+    if (!principal || principal.kind !== kind) throw notFound(kind === 'USER' ? 'User' : 'Service account');
+    return principal;
+  }
+
+  async updateUser(id: string, rawBody: unknown): Promise<Principal> {
+    const body = validBody(rawBody, validators.userUpdate);
+    await this.get('USER', id);
+    const { status, workspaceIds, ...rest } = body;
+    return this.update(id, { ...rest, ...(status ? { active: status === 'ACTIVE' } : {}), ...(workspaceIds ? { workspaceIds: await this.workspaceIds(workspaceIds) } : {}) });
+  }
+
+  async updateServiceAccount(id: string, rawBody: unknown): Promise<Principal> {
+    const body = validBody(rawBody, validators.serviceAccountUpdate);
+    await this.get('SERVICE_ACCOUNT', id);
+    const { workspaceIds, ...rest } = body;
+    return this.update(id, { ...rest, ...(workspaceIds ? { workspaceIds: await this.workspaceIds(workspaceIds) } : {}) });
+  }
+
+  private async update(id: string, changes: { name?: string; roles?: Role[]; platformAccess?: boolean; active?: boolean; workspaceIds?: string[] }): Promise<Principal> {
+    const updated = await this.deps.principals.update(id, changes);
+    if (!updated) throw notFound('Principal');
+    this.deps.credentials.invalidate();
+    return updated;
+  }
+
+  async createKey(caller: Principal, rawBody: unknown): Promise<StoredKey & { key: string }> {
+    const body = validBody(rawBody, validators.apiKeyCreate);
+    const principalId = body.principalId ?? caller.id;
+    if (principalId !== caller.id) {
+      if (!isAdmin(caller)) throw forbidden('Only INSTANCE_ADMIN may create keys for another principal');
+      const target = await this.deps.principals.get(principalId);
+      if (!target || target.kind === 'SYSTEM') {
+        throw new ProblemError(422, 'VALIDATION_FAILED', 'No such principal', { errors: [{ pointer: '/principalId', message: 'No principal with this id' }] });
+      }
+    }
+    const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new ProblemError(422, 'VALIDATION_FAILED', 'expiresAt is in the past', { errors: [{ pointer: '/expiresAt', message: 'Must be in the future' }] });
+    }
+    return this.deps.principals.createKey(principalId, body.name, expiresAt);
+  }
+
+  async listKeys(caller: Principal, principalId: string | undefined): Promise<StoredKey[]> {
+    const target = principalId ?? caller.id;
+    if (target !== caller.id && !isAdmin(caller)) throw forbidden('Only INSTANCE_ADMIN may list keys of another principal');
+    return this.deps.principals.listKeys(target);
+  }
+
+  async revokeKey(caller: Principal, id: string): Promise<void> {
+    const key = await this.deps.principals.getKey(id);
+    // Someone else's key is reported as absent, so key ids cannot be probed.
+    if (!key || (key.principalId !== caller.id && !isAdmin(caller))) throw notFound('API key');
+    await this.deps.principals.revokeKey(id);
+    this.deps.credentials.invalidate();
+  }
+
+  async createWorkspace(rawBody: unknown) {
+    const body = validBody(rawBody, validators.workspaceCreate);
+    return this.deps.workspaces.create(body.name);
+  }
+
+  async createGroup(rawBody: unknown) {
+    const body = validBody(rawBody, validators.groupCreate);
+    const missing: string[] = [];
+    for (const id of body.memberIds) if (!(await this.deps.principals.get(id))) missing.push(id);
+    if (missing.length > 0) {
+      throw new ProblemError(422, 'VALIDATION_FAILED', 'Unknown member ids', {
+        errors: missing.map((id) => ({ pointer: `/memberIds/${body.memberIds.indexOf(id)}`, message: 'No principal with this id' })),
+      });
+    }
+    const group = await this.deps.groups.create(body.name, body.memberIds);
+    this.deps.credentials.invalidate(); // cached principals carry their group ids
+    return group;
+  }
+
+  /** Given ids must all exist (422 otherwise); none given: the `default` workspace. */
+  private async workspaceIds(given: string[] | undefined): Promise<string[]> {
+    if (given === undefined) return [(await this.deps.workspaces.ensureDefault()).id];
+    const missing = await this.deps.workspaces.missing(given);
+    if (missing.length > 0) {
+      throw new ProblemError(422, 'VALIDATION_FAILED', 'Unknown workspace ids', {
+        errors: missing.map((id) => ({ pointer: `/workspaceIds/${given.indexOf(id)}`, message: 'No workspace with this id' })),
+      });
+    }
+    return given;
+  }
+}

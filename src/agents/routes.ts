@@ -1,0 +1,54 @@
+// HTTP routes for Agents: create, list, get, PATCH (the spec's update operation), delete.
+import { Elysia } from 'elysia';
+import type { httpConventions } from '../http/plugin.ts';
+import { operation } from '../http/docs.ts';
+import { AgentCreateBody, AgentUpdateBody } from './schema.ts';
+import { agentJson, etagOf } from './record.ts';
+import type { AgentService } from './service.ts';
+import type { AgentLister } from './list.ts';
+
+const agentRoles = ['AGENT_ADMIN', 'AGENT_USER'] as const;
+
+export function agentRoutes(conventions: ReturnType<typeof httpConventions>, agents: AgentService, lister: AgentLister) {
+  return new Elysia({ name: 'agent-routes' })
+    .use(conventions)
+    .post('/agents', async ({ body, principal, set }) => {
+      const agent = await agents.create(principal, body);
+      set.status = 201;
+      set.headers.etag = etagOf(agent.version);
+      return agentJson(agent);
+    }, {
+      auth: { roles: ['AGENT_ADMIN'] },
+      ...operation({ summary: 'Create an Agent', tag: 'Agents', body: AgentCreateBody, responses: { 201: 'The Agent record at version 0' } }),
+    })
+    .get('/agents', ({ principal, request }) => lister.list(principal, new URL(request.url).search), {
+      auth: { roles: agentRoles },
+      ...operation({ summary: 'List Agents (list engine: filter, sort, fields, paging)', tag: 'Agents' }),
+    })
+    .get('/agents/:agentId', async ({ params, principal, set }) => {
+      const agent = await agents.get(principal, params.agentId);
+      set.headers.etag = etagOf(agent.version);
+      return agentJson(agent);
+    }, { auth: { roles: [] }, ...operation({ summary: 'Get an Agent', tag: 'Agents' }) })
+    .patch('/agents/:agentId', async ({ params, principal, body, request, set }) => {
+      const agent = await agents.update(principal, params.agentId, body, request.headers.get('if-match'));
+      set.headers.etag = etagOf(agent.version);
+      return agentJson(agent);
+    }, {
+      // Owners need no agent role: the service decides (404 invisible, 403 not owner/admin).
+      auth: { roles: [] },
+      ...operation({
+        summary: 'Update an Agent',
+        tag: 'Agents',
+        description:
+          'Replaces `config`, `policy` and `metadata` when supplied; other fields are set individually. ' +
+          'Optimistic locking through `version` (409 VERSION_CONFLICT) or `If-Match` (412). Returns the whole Agent record with an ETag.',
+        body: AgentUpdateBody,
+        responses: { 200: 'The whole updated Agent record' },
+      }),
+    })
+    .delete('/agents/:agentId', async ({ params, principal, set }) => {
+      await agents.delete(principal, params.agentId);
+      set.status = 204;
+    }, { auth: { roles: [] }, ...operation({ summary: 'Delete an Agent and its runs', tag: 'Agents', responses: { 204: 'Deleted' } }) });
+}

@@ -1,0 +1,549 @@
+// Every Agent type of the spec as one TypeBox schema module (DESIGN §4), compiled once at load.
+// `default` values are documentation only: the app stores what the client sent, never a filled-in copy.
+import { Type, type SchemaOptions, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { compile } from '../http/validate.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+/**
+ * A closed set of strings. TypeBox checks it as a union of literals; the extra `type`/`enum`
+ * keywords are ignored by the checker but make the OpenAPI document show a plain string enum.
+ */
+function StringEnum<const V extends readonly [string, ...string[]]>(
+  values: V,
+  options: SchemaOptions = {},
+): TUnion<TLiteral<V[number]>[]> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    { ...options, type: 'string', enum: [...values] },
+  );
+}
+
+/** An object that refuses unknown properties, as DESIGN §4 requires at every level. */
+const Strict = <P extends Record<string, TSchema>>(properties: P, options: SchemaOptions = {}) =>
+  Type.Object(properties, { ...options, additionalProperties: false });
+
+/**
+ * An object keyed by names (tool names, capability names) whose values are all `value`.
+ * TypeBox matches record keys with `^(.*)$`, which misses keys containing a line break;
+ * repeating the value schema as `additionalProperties` closes that gap (and reads well in OpenAPI).
+ */
+const NamedRecord = <V extends TSchema>(value: V, options: SchemaOptions = {}) =>
+  Type.Record(Type.String(), value, { ...options, additionalProperties: value });
+
+/** Free-form JSON object (caller-owned data such as static inputs or an output schema). */
+const JsonObject = (options: SchemaOptions = {}) => Type.Record(Type.String(), Type.Unknown(), options);
+
+const Uuid = (options: SchemaOptions = {}) => Type.String({ ...options, format: 'uuid' });
+const NonEmpty = (options: SchemaOptions = {}) => Type.String({ ...options, minLength: 1 });
+const UuidList = (description: string) => Type.Array(Uuid(), { description });
+const StringList = (description: string) => Type.Array(Type.String(), { description });
+
+// ---------------------------------------------------------------------------------------------
+// Enumerations (exported so tests can try every member)
+
+export const AgentEnums = {
+  status: ['ACTIVE', 'PAUSED', 'DISABLED'],
+  ownerType: ['USER', 'GROUP', 'SERVICE_ACCOUNT'],
+  reasoningEffort: ['low', 'medium', 'high', 'xhigh'],
+  executionMode: ['interactive', 'execute', 'background', 'automation'],
+  planningPolicy: ['standard', 'review_required'],
+  workMode: ['balanced', 'coding', 'business', 'analyst', 'operator', 'creative'],
+  persona: ['friendly', 'pragmatic', 'professional', 'concise', 'calm', 'mentor', 'assertive'],
+  childFailureMode: ['fail_parent', 'merge_partial'],
+  toolPermission: ['default', 'auto_review', 'full'],
+  deliveryMode: ['INBOX', 'DIRECT_RUN'],
+  approvalRoutingMode: ['block', 'delegate', 'notify'],
+  pluginKind: ['tools', 'mcp_server', 'skill', 'package'],
+  pluginExecutionMode: ['sync', 'background'],
+  mutationIntent: ['read', 'write', 'destructive', 'external'],
+  reversibility: ['reversible', 'operator_reversible', 'irreversible', 'unknown'],
+  targetScope: ['assistant_thread', 'agent', 'tenant', 'external'],
+  mcpTransport: ['streamable_http', 'sse'],
+  mcpAuthMode: ['none', 'bearer', 'basic', 'header'],
+  contentFormat: ['markdown'],
+  approvalMode: ['none', 'always', 'conditional'],
+  safetyTier: ['read', 'write', 'destructive', 'external', 'execute'],
+} as const;
+
+const MutationIntent = () =>
+  StringEnum(AgentEnums.mutationIntent, { description: 'What the call does to state' });
+const Reversibility = () =>
+  StringEnum(AgentEnums.reversibility, { description: 'Whether its effect can be undone, and by whom' });
+const TargetScope = () => StringEnum(AgentEnums.targetScope, { description: 'Where its effect lands' });
+const SideEffectSummary = () =>
+  Type.String({ description: 'Recorded in approval, evidence and audit surfaces' });
+
+// ---------------------------------------------------------------------------------------------
+// Plugin building blocks
+
+export const AgentPluginApprovalConfig = Strict(
+  {
+    mode: Type.Optional(StringEnum(AgentEnums.approvalMode, { description: 'When a call needs approval' })),
+    safetyTier: Type.Optional(StringEnum(AgentEnums.safetyTier, { description: 'Risk tier shown to the approver' })),
+  },
+  { $id: 'AgentPluginApprovalConfig', title: 'AgentPluginApprovalConfig', description: 'Approval enforced before execution' },
+);
+
+/** One declared argument of a tool: any JSON Schema keywords, but it must say what it means. */
+const DescribedProperty = Type.Object(
+  { description: NonEmpty({ description: 'What the argument means; the model reads it' }) },
+  { additionalProperties: true, description: 'JSON Schema of one argument; `description` is required' },
+);
+
+/**
+ * A tool's argument schema. It is itself a JSON Schema document, so other keywords (`required`,
+ * `title`, `$schema`…) are allowed; what the spec demands is pinned so a violation points at
+ * exactly the missing piece, e.g. `/inputSchema/properties/city/description`. Only the declared
+ * top-level properties need a description: they are the tool's arguments.
+ */
+export const AgentToolInputSchema = Type.Object(
+  {
+    type: Type.Literal('object', { description: 'Must be "object"' }),
+    additionalProperties: Type.Literal(false, { description: 'Must be false: undeclared arguments are refused' }),
+    properties: Type.Optional(NamedRecord(DescribedProperty, { description: 'Declared arguments by name' })),
+  },
+  {
+    $id: 'AgentToolInputSchema',
+    title: 'AgentToolInputSchema',
+    additionalProperties: true,
+    description: 'Strict object schema: type object, additionalProperties false, a description on every declared property',
+  },
+);
+
+export const AgentPluginRoutingConfig = Strict(
+  {
+    title: Type.Optional(Type.String({ description: 'Canonical English title used for tool selection' })),
+    summary: Type.Optional(Type.String({ description: 'Canonical English summary used for tool selection' })),
+  },
+  { $id: 'AgentPluginRoutingConfig', title: 'AgentPluginRoutingConfig', description: 'English capability metadata for tool selection' },
+);
+
+export const AgentPluginComponentToolConfig = Strict(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'Tool available for selection and execution' })),
+    deferLoading: Type.Optional(Type.Boolean({ description: 'Tool deferred behind discovery instead of eagerly exposed' })),
+    alias: Type.Optional(NonEmpty({ description: 'Explicit local tool alias' })),
+    title: Type.Optional(Type.String({ description: 'Operator-facing title' })),
+    description: Type.Optional(Type.String({ description: 'Tool-specific description' })),
+    entrypoint: Type.Optional(
+      NonEmpty({ description: 'Implementation entrypoint, handed to the component as api.input().agentTool.entrypoint; defaults to the tool key' }),
+    ),
+    inputs: Type.Optional(JsonObject({ description: 'Static inputs, handed to the component as api.input().agentTool.inputs' })),
+    popResult: Type.Optional(NonEmpty({ description: 'Named component result to return when the executor supports result popping' })),
+    inputSchema: Type.Optional(AgentToolInputSchema),
+    outputSchema: Type.Optional(JsonObject({ description: 'Expected output' })),
+    approvalPolicy: Type.Optional(AgentPluginApprovalConfig),
+    mutationIntent: Type.Optional(MutationIntent()),
+    reversibility: Type.Optional(Reversibility()),
+    targetScope: Type.Optional(TargetScope()),
+    sideEffectSummary: Type.Optional(SideEffectSummary()),
+    sideEffectCategories: Type.Optional(StringList('Normalized side-effect categories')),
+  },
+  { $id: 'AgentPluginComponentToolConfig', title: 'AgentPluginComponentToolConfig', description: 'One governed tool contract backed by the component' },
+);
+
+export const AgentPluginComponentToolset = Strict(
+  {
+    defaultConfig: Type.Optional(AgentPluginComponentToolConfig),
+    tools: Type.Optional(NamedRecord(AgentPluginComponentToolConfig, { description: 'Tools keyed by stable capability name' })),
+  },
+  { $id: 'AgentPluginComponentToolset', title: 'AgentPluginComponentToolset', description: 'Several governed tool contracts backed by one component' },
+);
+
+export const AgentPluginMcpHeaderBinding = Strict(
+  {
+    name: Type.Optional(NonEmpty({ description: 'Header name sent' })),
+    secretId: Type.Optional(NonEmpty({ description: 'Tenant secret whose value is sent' })),
+    secretDataId: Type.Optional(NonEmpty({ description: 'Pinned revision of the secret' })),
+    value: Type.Optional(Type.String({ description: 'Static value used when no secret is read' })),
+    prefix: Type.Optional(Type.String({ description: 'Static prefix put before the resolved secret value' })),
+  },
+  { $id: 'AgentPluginMcpHeaderBinding', title: 'AgentPluginMcpHeaderBinding', description: 'Extra header resolved from tenant secrets before the call' },
+);
+
+/** Longest accepted MCP URL; the same bound the `uri` format applies (validate.ts). */
+export const MCP_URL_MAX_LENGTH = 2048;
+
+export const AgentPluginMcpConfig = Strict(
+  {
+    transport: Type.Optional(StringEnum(AgentEnums.mcpTransport, { description: 'Transport to the remote server' })),
+    // The pattern only looks at the scheme and the first authority character (anchored, no
+    // backtracking) and the length is bounded first, as the spec's Limits guidance asks.
+    url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]://[^/?#\\s]',
+        maxLength: MCP_URL_MAX_LENGTH,
+        description: 'Absolute HTTPS endpoint of the remote server',
+      }),
+    ),
+    manifestTtlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'Manifest cache time-to-live (ms)' })),
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'Connection and handshake timeout (ms)' })),
+    toolNamePrefix: Type.Optional(NonEmpty({ description: 'Prefix for local tool names derived from remote names' })),
+    authMode: Type.Optional(
+      StringEnum(AgentEnums.mcpAuthMode, {
+        description: 'bearer needs bearerSecretId; basic needs basicUsername and basicPasswordSecretId; header needs headers',
+      }),
+    ),
+    bearerSecretId: Type.Optional(NonEmpty({ description: 'Secret holding the bearer token' })),
+    bearerSecretDataId: Type.Optional(NonEmpty({ description: 'Optional revision id of the bearer secret' })),
+    basicUsername: Type.Optional(Type.String({ description: 'Basic-auth user name' })),
+    basicPasswordSecretId: Type.Optional(NonEmpty({ description: 'Secret holding the basic-auth password' })),
+    basicPasswordSecretDataId: Type.Optional(NonEmpty({ description: 'Optional revision id of the password secret' })),
+    headers: Type.Optional(
+      Type.Array(AgentPluginMcpHeaderBinding, { description: 'Extra headers resolved from tenant secrets before the call' }),
+    ),
+  },
+  { $id: 'AgentPluginMcpConfig', title: 'AgentPluginMcpConfig', description: 'Remote MCP server; used when kind is mcp_server' },
+);
+
+export const AgentPluginMcpToolConfig = Strict(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'Tool available for selection and execution' })),
+    deferLoading: Type.Optional(Type.Boolean({ description: 'Tool deferred behind discovery instead of eagerly exposed' })),
+    alias: Type.Optional(NonEmpty({ description: 'Explicit local tool alias' })),
+    approvalPolicy: Type.Optional(AgentPluginApprovalConfig),
+    mutationIntent: Type.Optional(MutationIntent()),
+    reversibility: Type.Optional(Reversibility()),
+    targetScope: Type.Optional(TargetScope()),
+    sideEffectSummary: Type.Optional(SideEffectSummary()),
+  },
+  { $id: 'AgentPluginMcpToolConfig', title: 'AgentPluginMcpToolConfig', description: 'Governance of one remote MCP tool' },
+);
+
+export const AgentPluginMcpToolset = Strict(
+  {
+    defaultConfig: Type.Optional(AgentPluginMcpToolConfig),
+    configs: Type.Optional(NamedRecord(AgentPluginMcpToolConfig, { description: 'Per-remote-tool overrides keyed by remote tool name' })),
+  },
+  { $id: 'AgentPluginMcpToolset', title: 'AgentPluginMcpToolset', description: 'Governance of the remote tools; used when kind is mcp_server' },
+);
+
+const ContentFormat = () =>
+  StringEnum(AgentEnums.contentFormat, { default: 'markdown', description: 'Content format; markdown is the only one in this version' });
+const MarkdownContent = () => Type.String({ format: 'markdown', minLength: 1, description: 'Markdown content' });
+const MaxPromptChars = () =>
+  Type.Integer({ minimum: 256, maximum: 64000, description: 'Characters of the content put into the prompt at most' });
+
+export const AgentPluginSkillConfig = Strict(
+  {
+    format: Type.Optional(ContentFormat()),
+    content: Type.Optional(MarkdownContent()),
+    pluginIds: Type.Optional(UuidList('Plugins this skill depends on (one level)')),
+    maxPromptChars: Type.Optional(MaxPromptChars()),
+  },
+  { $id: 'AgentPluginSkillConfig', title: 'AgentPluginSkillConfig', description: 'Skill content; used when kind is skill' },
+);
+
+const CatalogUrl = (description: string) => Type.Optional(Type.String({ format: 'uri', description }));
+
+export const AgentPluginPackageMetadata = Strict(
+  {
+    avatarUrl: CatalogUrl('Avatar image'),
+    websiteUrl: CatalogUrl('Publisher or product website'),
+    documentationUrl: CatalogUrl('Documentation'),
+    termsOfServiceUrl: CatalogUrl('Terms of service'),
+    privacyPolicyUrl: CatalogUrl('Privacy policy'),
+    supportUrl: CatalogUrl('Support'),
+    publisherUrl: CatalogUrl('Publisher'),
+    publisherName: Type.Optional(NonEmpty({ description: 'Publisher name' })),
+    license: Type.Optional(NonEmpty({ description: 'License identifier' })),
+    categories: Type.Optional(StringList('Catalog categories')),
+    tags: Type.Optional(StringList('Catalog tags')),
+  },
+  {
+    $id: 'AgentPluginPackageMetadata',
+    title: 'AgentPluginPackageMetadata',
+    deprecated: true,
+    readOnly: true,
+    description: 'Read-only and deprecated disabled catalog metadata; validated, then ignored (never stored)',
+  },
+);
+
+export const AgentPluginPackageConfig = Strict(
+  {
+    externalId: NonEmpty({ description: 'Package id in the external catalog' }),
+    format: Type.Optional(ContentFormat()),
+    content: Type.Optional(MarkdownContent()),
+    pluginIds: Type.Optional(UuidList('Package dependencies')),
+    metadata: Type.Optional(AgentPluginPackageMetadata),
+    maxPromptChars: Type.Optional(MaxPromptChars()),
+  },
+  {
+    $id: 'AgentPluginPackageConfig',
+    title: 'AgentPluginPackageConfig',
+    description: 'Packaged content; used when kind is package',
+  },
+);
+
+export const AgentPluginConfig = Strict(
+  {
+    contractVersion: Type.Optional(Type.Literal(1, { default: 1, description: 'Plugin contract version; exactly 1 in this version' })),
+    id: Type.Optional(NonEmpty({ description: 'Stable plugin id' })),
+    kind: Type.Optional(
+      StringEnum(AgentEnums.pluginKind, {
+        default: 'tools',
+        description: 'tools needs componentId or componentToolset; mcp_server needs mcpServer; skill needs skill; package needs package',
+      }),
+    ),
+    name: Type.Optional(NonEmpty({ description: 'Display name' })),
+    description: Type.Optional(Type.String({ description: 'What the plugin does' })),
+    routing: Type.Optional(AgentPluginRoutingConfig),
+    executionMode: Type.Optional(StringEnum(AgentEnums.pluginExecutionMode, { description: 'Run inline or in the background' })),
+    componentId: Type.Optional(NonEmpty({ description: 'Component executed when the plugin runs' })),
+    componentVersion: Type.Optional(Type.Integer({ minimum: 0, description: 'Optional fixed component version' })),
+    componentToolset: Type.Optional(AgentPluginComponentToolset),
+    mcpServer: Type.Optional(AgentPluginMcpConfig),
+    mcpToolset: Type.Optional(AgentPluginMcpToolset),
+    skill: Type.Optional(AgentPluginSkillConfig),
+    package: Type.Optional(AgentPluginPackageConfig),
+    inputSchema: Type.Optional(AgentToolInputSchema),
+    outputSchema: Type.Optional(JsonObject({ description: 'Structured output expected from the provider' })),
+    approvalPolicy: Type.Optional(AgentPluginApprovalConfig),
+    mutationIntent: Type.Optional(MutationIntent()),
+    reversibility: Type.Optional(Reversibility()),
+    targetScope: Type.Optional(TargetScope()),
+    sideEffectSummary: Type.Optional(SideEffectSummary()),
+    sideEffectCategories: Type.Optional(StringList('Normalized side-effect categories')),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'Maximum runtime (ms)' })),
+    resultMaxBytes: Type.Optional(Type.Integer({ minimum: 512, description: 'Maximum serialized result size (bytes)' })),
+    autoDiscovery: Type.Optional(
+      Type.Boolean({ default: false, description: 'Surface as summary-only discovery context before explicit attachment' }),
+    ),
+    enabled: Type.Optional(Type.Boolean({ default: true, description: 'Whether the plugin is used' })),
+  },
+  { $id: 'AgentPluginConfig', title: 'AgentPluginConfig', description: 'Primary plugin contract surface; provider-governed' },
+);
+
+// ---------------------------------------------------------------------------------------------
+// Agent configuration
+
+export const AgentDefinition = Strict(
+  {
+    identity: Type.Optional(Type.String({ maxLength: 500, description: 'Who the agent is' })),
+    mission: Type.Optional(Type.String({ maxLength: 2000, description: 'What the agent is for' })),
+    responsibilities: Type.Optional(Type.Array(Type.String(), { maxItems: 24, description: 'What the agent is responsible for' })),
+    operatingPrinciples: Type.Optional(Type.Array(Type.String(), { maxItems: 24, description: 'Applied on every turn' })),
+    successCriteria: Type.Optional(Type.Array(Type.String(), { maxItems: 24, description: 'How success is judged' })),
+  },
+  {
+    $id: 'AgentDefinition',
+    title: 'AgentDefinition',
+    description: 'Operator-owned identity loaded on every autonomous turn; learned memory cannot change it',
+  },
+);
+
+export const AgentMemoryPolicy = Strict(
+  {
+    enabled: Type.Optional(
+      Type.Boolean({ default: true, description: 'Whether durable cross-run memory may be loaded and persisted' }),
+    ),
+    maxRecallEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'Memory records recalled into one run' })),
+    maxRecallChars: Type.Optional(
+      Type.Integer({ minimum: 128, maximum: 64000, description: 'Total character budget for recalled summaries in one run' }),
+    ),
+  },
+  { $id: 'AgentMemoryPolicy', title: 'AgentMemoryPolicy', description: 'Cross-run memory defaults' },
+);
+
+export const AgentReleaseConfig = Strict(
+  {
+    versionLabel: Type.Optional(NonEmpty({ description: 'Operator-facing release label' })),
+    changeSummary: Type.Optional(NonEmpty({ description: 'Short change summary' })),
+  },
+  { $id: 'AgentReleaseConfig', title: 'AgentReleaseConfig', description: 'Release metadata of the current definition' },
+);
+
+export const AgentAutomationApprovalRouting = Strict(
+  {
+    mode: Type.Optional(StringEnum(AgentEnums.approvalRoutingMode, { description: 'What happens at an approval gate' })),
+    delegateUserIds: Type.Optional(UuidList('Users who receive delegated approval or escalation')),
+    notifyUserIds: Type.Optional(UuidList('Users notified at an approval gate or escalation path')),
+  },
+  { $id: 'AgentAutomationApprovalRouting', title: 'AgentAutomationApprovalRouting', description: 'Reserved metadata for escalation and delegation' },
+);
+
+export const AgentAutomationNotificationPolicy = Strict(
+  {
+    dedupeWindowSeconds: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 604800, description: 'Suggested dedupe window (s) keyed by one automation trigger' }),
+    ),
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'Suggested maximum delivery attempts' })),
+    auditTrail: Type.Optional(Type.Boolean({ default: true, description: 'Whether deliveries are audited' })),
+  },
+  {
+    $id: 'AgentAutomationNotificationPolicy',
+    title: 'AgentAutomationNotificationPolicy',
+    description: 'Reserved for inbox fan-out and future chat delivery',
+  },
+);
+
+export const AgentAutomationPolicyConfig = Strict(
+  {
+    defaultDeliveryMode: Type.Optional(
+      StringEnum(AgentEnums.deliveryMode, { description: 'Used when the caller does not override it' }),
+    ),
+    approvalRouting: Type.Optional(AgentAutomationApprovalRouting),
+    notificationPolicy: Type.Optional(AgentAutomationNotificationPolicy),
+  },
+  { $id: 'AgentAutomationPolicyConfig', title: 'AgentAutomationPolicyConfig', description: 'Automation defaults' },
+);
+
+const ChildFailureMode = () =>
+  StringEnum(AgentEnums.childFailureMode, { description: "Parent's reaction when a delegated child fails" });
+
+export const AgentConfig = Strict(
+  {
+    model: Type.Optional(NonEmpty({ description: 'Execution model identifier; must be enabled for the instance' })),
+    reasoningEffort: Type.Optional(StringEnum(AgentEnums.reasoningEffort, { description: 'Passed to assistant threads' })),
+    executionMode: Type.Optional(StringEnum(AgentEnums.executionMode, { description: 'Default mode for Agent turns' })),
+    planningPolicy: Type.Optional(
+      StringEnum(AgentEnums.planningPolicy, {
+        description: 'Default for agent-loop turns: standard runs normally, review_required creates a reviewed plan before interactive execution',
+      }),
+    ),
+    workMode: Type.Optional(StringEnum(AgentEnums.workMode, { description: 'Kind of work the agent is tuned for' })),
+    persona: Type.Optional(
+      StringEnum(AgentEnums.persona, { description: 'Applied beneath runtime policy and explicit instructions' }),
+    ),
+    systemInstructions: Type.Optional(
+      NonEmpty({ description: 'Extra per-agent instructions; runtime policy keeps higher priority' }),
+    ),
+    definition: Type.Optional(AgentDefinition),
+    memoryPolicy: Type.Optional(AgentMemoryPolicy),
+    release: Type.Optional(AgentReleaseConfig),
+    automation: Type.Optional(AgentAutomationPolicyConfig),
+    toolNames: Type.Optional(
+      StringList('Additional registered tool names; the runtime still exposes the whole callable tool registry'),
+    ),
+    pluginIds: Type.Optional(
+      UuidList('Default registry plugins applied to every run unless more runtime plugin ids are supplied'),
+    ),
+    plugins: Type.Optional(Type.Array(AgentPluginConfig, { description: 'Primary plugin contract surface; provider-governed' })),
+    maxActiveRootRuns: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 32, default: 1, description: 'Root runs beyond capacity stay queued' }),
+    ),
+    maxChildRuns: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 128, description: 'Delegated child runs a parent may spawn per execution plan' }),
+    ),
+    maxConcurrentChildRuns: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 32, default: 4, description: 'Remaining delegated steps wait for a later parent tick' }),
+    ),
+    maxTicks: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Ticks allowed for one run' })),
+    childFailureMode: Type.Optional(ChildFailureMode()),
+  },
+  { $id: 'AgentConfig', title: 'AgentConfig', description: 'Identity and runtime defaults' },
+);
+
+export const AgentPolicy = Strict(
+  {
+    defaultToolPermission: Type.Optional(
+      StringEnum(AgentEnums.toolPermission, { description: 'Approval mode for tool calls without a per-tool override' }),
+    ),
+    toolPermissions: Type.Optional(
+      NamedRecord(StringEnum(AgentEnums.toolPermission), { description: 'Approval mode keyed by runtime tool name' }),
+    ),
+    toolNames: Type.Optional(
+      StringList('Extra policy-managed tool names; permissions govern operations without truncating the callable registry'),
+    ),
+    pluginIds: Type.Optional(UuidList('Policy-enforced plugin ids, merged in regardless of run-level plugin selection')),
+    plugins: Type.Optional(
+      Type.Array(AgentPluginConfig, {
+        description: 'Policy-managed plugins merged with config plugins before execution-time routing narrows the active surface',
+      }),
+    ),
+    maxActiveRootRuns: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'Cap on active root runs' })),
+    maxChildRuns: Type.Optional(Type.Integer({ minimum: 1, maximum: 128, description: 'Cap on child runs per execution plan' })),
+    maxConcurrentChildRuns: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'Cap on concurrent child runs' })),
+    maxTicks: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Cap on ticks of one run' })),
+    childFailureMode: Type.Optional(ChildFailureMode()),
+  },
+  {
+    $id: 'AgentPolicy',
+    title: 'AgentPolicy',
+    description: 'Persisted policy constraints; execution-time route metadata stays derived from the current turn',
+  },
+);
+
+// ---------------------------------------------------------------------------------------------
+// Request bodies
+
+/** Limits of `metadata` (spec Limits). The byte limit and `__` keys are checked in rules.ts. */
+export const METADATA_MAX_KEYS = 64;
+export const METADATA_MAX_BYTES = 16 * 1024;
+
+const updateFields = {
+  name: Type.Optional(NonEmpty({ description: 'Display name' })),
+  desc: Type.Optional(Type.String({ description: 'Operator-facing description' })),
+  status: Type.Optional(StringEnum(AgentEnums.status, { description: 'Lifecycle state' })),
+  serviceAccountUserId: Type.Optional(
+    Uuid({ description: 'Service-account execution principal; must be active with platform access' }),
+  ),
+  ownerId: Type.Optional(Uuid({ description: 'Owner id; must name a principal of ownerType' })),
+  ownerType: Type.Optional(StringEnum(AgentEnums.ownerType, { description: 'Owner type' })),
+  metadata: Type.Optional(
+    JsonObject({
+      maxProperties: METADATA_MAX_KEYS,
+      description:
+        'Replaces the metadata; values of any JSON type; at most 16 KiB as UTF-8 JSON and 64 top-level keys; top-level keys starting with __ are reserved',
+    }),
+  ),
+  config: Type.Optional(AgentConfig),
+  policy: Type.Optional(AgentPolicy),
+};
+
+export const AgentUpdateBody = Strict(
+  {
+    ...updateFields,
+    version: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Optimistic-locking version; when given it must equal the stored one' }),
+    ),
+  },
+  {
+    $id: 'AgentUpdateBody',
+    title: 'AgentUpdateBody',
+    description: 'All fields optional; a supplied config, policy or metadata replaces the stored one',
+  },
+);
+
+export const AgentCreateBody = Strict(
+  {
+    ...updateFields,
+    name: NonEmpty({ description: 'Display name' }),
+    workspaceId: Type.Optional(Uuid({ description: "Workspace to create in; defaults to the caller's first workspace" })),
+  },
+  {
+    $id: 'AgentCreateBody',
+    title: 'AgentCreateBody',
+    description: 'Update fields plus workspaceId; name required; status defaults to ACTIVE, owner to the caller',
+  },
+);
+
+export type AgentPluginApprovalConfig = Static<typeof AgentPluginApprovalConfig>;
+export type AgentToolInputSchema = Static<typeof AgentToolInputSchema>;
+export type AgentPluginRoutingConfig = Static<typeof AgentPluginRoutingConfig>;
+export type AgentPluginComponentToolConfig = Static<typeof AgentPluginComponentToolConfig>;
+export type AgentPluginComponentToolset = Static<typeof AgentPluginComponentToolset>;
+export type AgentPluginMcpHeaderBinding = Static<typeof AgentPluginMcpHeaderBinding>;
+export type AgentPluginMcpConfig = Static<typeof AgentPluginMcpConfig>;
+export type AgentPluginMcpToolConfig = Static<typeof AgentPluginMcpToolConfig>;
+export type AgentPluginMcpToolset = Static<typeof AgentPluginMcpToolset>;
+export type AgentPluginSkillConfig = Static<typeof AgentPluginSkillConfig>;
+export type AgentPluginPackageMetadata = Static<typeof AgentPluginPackageMetadata>;
+export type AgentPluginPackageConfig = Static<typeof AgentPluginPackageConfig>;
+export type AgentPluginConfig = Static<typeof AgentPluginConfig>;
+export type AgentDefinition = Static<typeof AgentDefinition>;
+export type AgentMemoryPolicy = Static<typeof AgentMemoryPolicy>;
+export type AgentReleaseConfig = Static<typeof AgentReleaseConfig>;
+export type AgentAutomationApprovalRouting = Static<typeof AgentAutomationApprovalRouting>;
+export type AgentAutomationNotificationPolicy = Static<typeof AgentAutomationNotificationPolicy>;
+export type AgentAutomationPolicyConfig = Static<typeof AgentAutomationPolicyConfig>;
+export type AgentConfig = Static<typeof AgentConfig>;
+export type AgentPolicy = Static<typeof AgentPolicy>;
+export type AgentUpdateBody = Static<typeof AgentUpdateBody>;
+export type AgentCreateBody = Static<typeof AgentCreateBody>;
+
+export const agentUpdateValidator = compile(AgentUpdateBody);
+export const agentCreateValidator = compile(AgentCreateBody);

@@ -1,0 +1,181 @@
+// Agent operations with their rules: visibility, ownership, lifecycle, references, optimistic locking.
+import type { Principal } from '../auth/roles.ts';
+import type { PrincipalStore } from '../auth/principals.ts';
+import type { GroupStore } from '../auth/groups.ts';
+import { ProblemError, notFound, type Violation } from '../http/problem.ts';
+import { validBody } from '../http/body.ts';
+import { inWorkspace, isAdmin } from '../auth/roles.ts';
+import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
+import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
+import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';
+import type { AgentChanges, AgentStore } from './store.ts';
+import type { AgentRecord, OwnerType } from './record.ts';
+
+export interface AgentServiceDeps {
+  agents: AgentStore;
+  principals: PrincipalStore;
+  groups: GroupStore;
+  enabledModels: readonly string[];
+}
+
+/** How many times an unversioned update re-reads after losing a race (each loss means another writer won). */
+const UNVERSIONED_RETRIES = 100;
+
+export class AgentService {
+  constructor(private readonly deps: AgentServiceDeps) {}
+
+  async create(principal: Principal, rawBody: unknown): Promise<AgentRecord> {
+    const body = validBody(rawBody, agentCreateValidator, (b) => this.rules(b));
+    const workspaceId = body.workspaceId ?? principal.workspaceIds[0];
+    if (!workspaceId) throw new ProblemError(422, 'VALIDATION_FAILED', 'The caller belongs to no workspace; give workspaceId', { errors: [{ pointer: '/workspaceId', message: 'Required: the caller has no workspace' }] });
+    if (!inWorkspace(principal, workspaceId)) throw notFound('Workspace');
+    if (!isAdmin(principal) && !principal.roles.includes('AGENT_ADMIN')) {
+      throw new ProblemError(403, 'FORBIDDEN', 'Creating agents needs AGENT_ADMIN or INSTANCE_ADMIN');
+    }
+    const clean = stripIgnoredFields(body) as AgentCreateBody;
+    const ownerType: OwnerType = clean.ownerType ?? (clean.ownerId ? 'USER' : principal.kind === 'SERVICE_ACCOUNT' ? 'SERVICE_ACCOUNT' : 'USER');
+    const ownerId = clean.ownerId ?? principal.id;
+    await this.assertReferences({ ownerId, ownerType, serviceAccountUserId: clean.serviceAccountUserId ?? null }, {
+      owner: clean.ownerId !== undefined || clean.ownerType !== undefined,
+      serviceAccount: clean.serviceAccountUserId !== undefined,
+    });
+    const now = new Date();
+    const record: AgentRecord = {
+      id: crypto.randomUUID(),
+      workspaceId,
+      name: clean.name,
+      desc: clean.desc ?? null,
+      status: clean.status ?? 'ACTIVE',
+      ownerId,
+      ownerType,
+      serviceAccountUserId: clean.serviceAccountUserId ?? null,
+      metadata: clean.metadata ?? {},
+      config: (clean.config ?? {}) as Record<string, unknown>,
+      policy: (clean.policy ?? {}) as Record<string, unknown>,
+      version: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.agents.insert(record);
+    return record;
+  }
+
+  /** A visible, readable agent (404 / 403 otherwise). */
+  async get(principal: Principal, id: string): Promise<AgentRecord> {
+    const agent = await this.deps.agents.get(id);
+    assertVisible(principal, agent);
+    assertCanRead(principal, agent);
+    return agent;
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const agent = await this.deps.agents.get(id);
+    assertVisible(principal, agent);
+    assertCanWrite(principal, agent);
+    await this.deps.agents.delete(id);
+  }
+
+  /**
+   * PATCH semantics (spec + DESIGN §4): replace config/policy/metadata when supplied, keep stored
+   * `__` metadata keys, check `version` (409) and If-Match (412), enforce the DISABLED rule,
+   * and commit with a compare-and-set so concurrent updates from one version yield one winner.
+   */
+  async update(principal: Principal, id: string, rawBody: unknown, ifMatch: string | null): Promise<AgentRecord> {
+    for (let attempt = 0; ; attempt++) {
+      const agent = await this.deps.agents.get(id);
+      assertVisible(principal, agent);
+      assertCanWrite(principal, agent);
+      const body = stripIgnoredFields(validBody(rawBody, agentUpdateValidator, (b) => this.rules(b))) as AgentUpdateBody;
+
+      if (ifMatch !== null && !ifMatchAccepts(ifMatch, agent.version)) {
+        throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${agent.version}`, {
+          extra: { currentVersion: agent.version },
+        });
+      }
+      if (body.version !== undefined && body.version !== agent.version) throw versionConflict(agent.version);
+
+      const { version: _version, ...fields } = body;
+      if (agent.status === 'DISABLED' && fields.status !== 'ACTIVE' && fields.status !== 'PAUSED') {
+        throw new ProblemError(409, 'AGENT_DISABLED', 'A DISABLED agent accepts only an update that moves it to ACTIVE or PAUSED');
+      }
+      if (Object.keys(fields).length === 0) return agent; // `{}`: nothing changes, version stays
+
+      const changes = this.changesFrom(agent, fields);
+      await this.assertReferences(
+        { ownerId: changes.ownerId ?? agent.ownerId, ownerType: changes.ownerType ?? agent.ownerType, serviceAccountUserId: changes.serviceAccountUserId ?? null },
+        { owner: fields.ownerId !== undefined || fields.ownerType !== undefined, serviceAccount: fields.serviceAccountUserId !== undefined },
+      );
+      const updated = await this.deps.agents.compareAndSet(id, agent.version, changes);
+      if (updated) return updated;
+
+      // Lost a race. A caller who named a version (or ETag) gets the conflict; otherwise re-read and re-apply.
+      const current = await this.deps.agents.get(id);
+      if (!current) throw notFound('Agent');
+      if (body.version !== undefined) throw versionConflict(current.version);
+      if (ifMatch !== null) {
+        throw new ProblemError(412, 'PRECONDITION_FAILED', 'The agent changed concurrently', { extra: { currentVersion: current.version } });
+      }
+      if (attempt >= UNVERSIONED_RETRIES) throw versionConflict(current.version);
+    }
+  }
+
+  private rules(body: unknown): Violation[] {
+    return agentRuleViolations(body, { enabledModels: this.deps.enabledModels });
+  }
+
+  private changesFrom(agent: AgentRecord, fields: Omit<AgentUpdateBody, 'version'>): AgentChanges {
+    const changes: AgentChanges = {};
+    if (fields.name !== undefined) changes.name = fields.name;
+    if (fields.desc !== undefined) changes.desc = fields.desc;
+    if (fields.status !== undefined) changes.status = fields.status;
+    if (fields.ownerId !== undefined) changes.ownerId = fields.ownerId;
+    if (fields.ownerType !== undefined) changes.ownerType = fields.ownerType;
+    if (fields.serviceAccountUserId !== undefined) changes.serviceAccountUserId = fields.serviceAccountUserId;
+    if (fields.config !== undefined) changes.config = fields.config as Record<string, unknown>;
+    if (fields.policy !== undefined) changes.policy = fields.policy as Record<string, unknown>;
+    if (fields.metadata !== undefined) {
+      // Backend-owned `__` keys survive a replace; clients cannot send them (rules reject).
+      const reserved = Object.fromEntries(Object.entries(agent.metadata).filter(([k]) => k.startsWith('__')));
+      changes.metadata = { ...fields.metadata, ...reserved };
+    }
+    return changes;
+  }
+
+  /** ownerId must name a principal or group of ownerType; serviceAccountUserId an active service account with platform access. */
+  private async assertReferences(
+    refs: { ownerId: string; ownerType: OwnerType; serviceAccountUserId: string | null },
+    changed: { owner: boolean; serviceAccount: boolean },
+  ): Promise<void> {
+    const errors: Violation[] = [];
+    if (changed.owner && !(await this.ownerExists(refs.ownerId, refs.ownerType))) {
+      errors.push({ pointer: '/ownerId', message: `No ${refs.ownerType} with id ${refs.ownerId}` });
+    }
+    if (changed.serviceAccount && refs.serviceAccountUserId !== null) {
+      const account = await this.deps.principals.get(refs.serviceAccountUserId);
+      if (!account || account.kind !== 'SERVICE_ACCOUNT') {
+        errors.push({ pointer: '/serviceAccountUserId', message: 'No service account with this id' });
+      } else if (!account.active || !account.platformAccess) {
+        errors.push({ pointer: '/serviceAccountUserId', message: 'The service account must be active and have platform access' });
+      }
+    }
+    if (errors.length > 0) throw new ProblemError(422, 'VALIDATION_FAILED', errors[0]!.message, { errors });
+  }
+
+  private async ownerExists(id: string, type: OwnerType): Promise<boolean> {
+    if (type === 'GROUP') return (await this.deps.groups.get(id)) !== null;
+    const principal = await this.deps.principals.get(id);
+    return principal !== null && principal.kind === type;
+  }
+}
+
+const versionConflict = (currentVersion: number) =>
+  new ProblemError(409, 'VERSION_CONFLICT', `The agent is at version ${currentVersion}`, { extra: { currentVersion } });
+
+/** `If-Match: "3"`, `W/"3"`, a list of them, or `*`. */
+function ifMatchAccepts(header: string, version: number): boolean {
+  const wanted = `"${version}"`;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === wanted);
+}

@@ -1,0 +1,43 @@
+// Agent rows: insert, read, compare-and-set update, delete.
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/index.ts';
+import type { AgentRecord } from './record.ts';
+
+export type AgentChanges = Partial<Pick<AgentRecord, 'name' | 'desc' | 'status' | 'ownerId' | 'ownerType' | 'serviceAccountUserId' | 'metadata' | 'config' | 'policy'>>;
+
+export class AgentStore {
+  constructor(private readonly db: Database) {}
+
+  async insert(record: AgentRecord): Promise<void> {
+    const { agents } = this.db.t;
+    await this.db.read((q) => q.insert(agents).values(record));
+  }
+
+  async get(id: string): Promise<AgentRecord | null> {
+    const { agents } = this.db.t;
+    const rows = await this.db.read((q) => q.select().from(agents).where(eq(agents.id, id)));
+    return (rows[0] as AgentRecord | undefined) ?? null;
+  }
+
+  /**
+   * Applies `changes` only if the stored version is still `expectedVersion`, bumping it by one,
+   * in a single statement: of any number of concurrent updates from one version, one wins.
+   */
+  async compareAndSet(id: string, expectedVersion: number, changes: AgentChanges): Promise<AgentRecord | null> {
+    const { agents } = this.db.t;
+    const rows = await this.db.read((q) =>
+      q
+        .update(agents)
+        .set({ ...changes, version: expectedVersion + 1, updatedAt: new Date() })
+        .where(and(eq(agents.id, id), eq(agents.version, expectedVersion)))
+        .returning(),
+    );
+    return (rows[0] as AgentRecord | undefined) ?? null;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { agents } = this.db.t;
+    const rows = await this.db.read((q) => q.delete(agents).where(eq(agents.id, id)).returning({ id: agents.id }));
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,66 @@
+// The control-plane Elysia application: conventions, docs, health and every route family.
+import { Elysia } from 'elysia';
+import { swagger } from '@elysiajs/swagger';
+import { httpConventions, type HttpLogger } from './http/plugin.ts';
+import { ProblemSchema } from './http/docs.ts';
+import type { CredentialResolver } from './auth/credentials.ts';
+import { accountRoutes } from './accounts/routes.ts';
+import { agentRoutes } from './agents/routes.ts';
+import type { AccountService } from './accounts/service.ts';
+import type { AgentService } from './agents/service.ts';
+import type { AgentLister } from './agents/list.ts';
+import type { JwtService } from './auth/jwt.ts';
+import type { WorkspaceStore } from './auth/workspaces.ts';
+
+export const API_VERSION = '1.3.0';
+
+export interface ControlPlaneDeps {
+  credentials: CredentialResolver;
+  jwt: JwtService;
+  workspaces: WorkspaceStore;
+  accounts: AccountService;
+  agents: AgentService;
+  agentLister: AgentLister;
+  readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
+  log: HttpLogger;
+}
+
+export function createControlPlaneApp(deps: ControlPlaneDeps) {
+  const conventions = httpConventions(deps.credentials, deps.log);
+  return new Elysia({ normalize: false })
+    .use(conventions)
+    .use(
+      swagger({
+        path: '/api/v1/docs',
+        specPath: '/api/v1/docs/json',
+        exclude: ['/healthz', '/readyz', /^\/api\/v1\/docs/],
+        documentation: {
+          // 3.1: the TypeBox schemas are JSON Schema 2020-12 (`const`, `$id`), which 3.0 cannot carry.
+          openapi: '3.1.0',
+          info: {
+            title: 'API Platform control plane',
+            version: API_VERSION,
+            description: 'Agents, runs and run events, Components, Endpoint definitions, accounts and keys. Errors are application/problem+json.',
+          },
+          components: {
+            securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`sk-…`) or a JWT' } },
+            schemas: { Problem: ProblemSchema as never },
+          },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .get('/healthz', () => ({ status: 'ok' }))
+    .get('/readyz', async ({ set }) => {
+      const { ready, checks } = await deps.readiness();
+      set.status = ready ? 200 : 503;
+      return { status: ready ? 'ready' : 'not_ready', checks };
+    })
+    .group('/api/v1', (api) =>
+      api
+        .use(accountRoutes(conventions, { accounts: deps.accounts, jwt: deps.jwt, workspaces: deps.workspaces }))
+        .use(agentRoutes(conventions, deps.agents, deps.agentLister)),
+    );
+}
+
+export type ControlPlaneApp = ReturnType<typeof createControlPlaneApp>;

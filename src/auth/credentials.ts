@@ -1,0 +1,99 @@
+// Resolves a bearer credential (API key or JWT) to a principal, with a short cache so that
+// revocation and disabling take effect within seconds (DESIGN §2 promises 5 s).
+import { ProblemError } from '../http/problem.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
+import { digestsEqual, hashApiKey, plausibleApiKey } from './api-keys.ts';
+import type { JwtService } from './jwt.ts';
+import type { PrincipalStore } from './principals.ts';
+import type { Principal } from './roles.ts';
+
+/** Cache lifetime: well inside the 5 s promise, long enough to keep lookups off the hot path. */
+export const CREDENTIAL_CACHE_MS = 2000;
+const TOUCH_FLUSH_MS = 5000;
+
+interface CachedKey {
+  keyId: string;
+  principal: Principal | null;
+  expiresAt: number | null;
+}
+
+export class CredentialResolver {
+  private readonly keys = new TtlCache<string, CachedKey | null>(CREDENTIAL_CACHE_MS);
+  private readonly principals = new TtlCache<string, Principal | null>(CREDENTIAL_CACHE_MS);
+  private readonly touched = new Set<string>();
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly store: PrincipalStore,
+    private readonly jwt: JwtService,
+  ) {
+    this.timer = setInterval(() => void this.flushTouches(), TOUCH_FLUSH_MS);
+    this.timer.unref?.();
+  }
+
+  /** The authenticated principal, or a 401 problem. Disabled and inactive principals are refused. */
+  async authenticate(token: string | undefined): Promise<Principal> {
+    if (!token) throw unauthorized('A bearer credential is required');
+    const principal = token.startsWith('sk-') ? await this.fromApiKey(token) : await this.fromJwt(token);
+    if (!principal) throw unauthorized('The credential is invalid, expired or revoked');
+    if (!principal.active) throw unauthorized('The principal is disabled');
+    return principal;
+  }
+
+  /** Drops every cached answer (called after a change in this process). */
+  invalidate(): void {
+    this.keys.clear();
+    this.principals.clear();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flushTouches();
+  }
+
+  private async fromApiKey(key: string): Promise<Principal | null> {
+    if (!plausibleApiKey(key)) return null; // refused before touching the database
+    const digest = hashApiKey(key);
+    let cached = this.keys.get(digest);
+    if (cached === undefined) {
+      const row = await this.store.keyByHash(digest);
+      cached =
+        row && row.revokedAt === null && digestsEqual(row.keyHash, digest)
+          ? { keyId: row.id, principal: await this.principal(row.principalId), expiresAt: row.expiresAt?.getTime() ?? null }
+          : null;
+      this.keys.set(digest, cached);
+    }
+    if (!cached || (cached.expiresAt !== null && cached.expiresAt <= Date.now())) return null;
+    this.touched.add(cached.keyId);
+    return cached.principal;
+  }
+
+  private async fromJwt(token: string): Promise<Principal | null> {
+    if (token.length > 8192 || token.split('.').length !== 3) return null;
+    const claims = await this.jwt.verify(token);
+    return claims ? this.principal(claims.sub) : null;
+  }
+
+  private async principal(id: string): Promise<Principal | null> {
+    let principal = this.principals.get(id);
+    if (principal === undefined) {
+      principal = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : null;
+      this.principals.set(id, principal);
+    }
+    return principal;
+  }
+
+  private async flushTouches(): Promise<void> {
+    if (this.touched.size === 0) return;
+    const ids = [...this.touched];
+    this.touched.clear();
+    try {
+      await this.store.touchKeys(ids, new Date());
+    } catch {
+      // lastUsedAt is advisory; a failed flush must not take anything else down
+    }
+  }
+}
+
+export const unauthorized = (detail: string) =>
+  new ProblemError(401, 'UNAUTHORIZED', detail, { headers: { 'www-authenticate': 'Bearer' } });

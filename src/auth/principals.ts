@@ -1,0 +1,181 @@
+// Principals (users, service accounts, the System authority), their workspaces, groups and keys.
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import type { Database, Orm } from '../db/index.ts';
+import { ProblemError } from '../http/problem.ts';
+import { generateApiKey, hashApiKey } from './api-keys.ts';
+import type { Principal, PrincipalKind, Role } from './roles.ts';
+
+export interface NewPrincipal {
+  kind: Exclude<PrincipalKind, 'SYSTEM'>;
+  name: string;
+  email?: string | null;
+  roles: Role[];
+  platformAccess: boolean;
+  active: boolean;
+  workspaceIds: string[];
+}
+
+export interface PrincipalChanges {
+  name?: string;
+  roles?: Role[];
+  platformAccess?: boolean;
+  active?: boolean;
+  workspaceIds?: string[];
+}
+
+export interface StoredKey {
+  id: string;
+  principalId: string;
+  name: string;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+export class PrincipalStore {
+  constructor(private readonly db: Database) {}
+
+  get(id: string): Promise<Principal | null> {
+    return this.db.read((q) => loadPrincipal(this.db, q, id));
+  }
+
+  async create(input: NewPrincipal, id: string = crypto.randomUUID()): Promise<Principal> {
+    const { principals } = this.db.t;
+    await this.db.write(async (q) => {
+      const now = new Date();
+      await q.insert(principals).values({
+        id,
+        kind: input.kind,
+        name: input.name,
+        email: input.email ?? null,
+        roles: input.roles,
+        platformAccess: input.platformAccess,
+        active: input.active,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await this.setMemberships(q, id, input.workspaceIds);
+    });
+    return (await this.get(id))!;
+  }
+
+  async update(id: string, changes: PrincipalChanges): Promise<Principal | null> {
+    const { principals } = this.db.t;
+    const found = await this.db.write(async (q) => {
+      const set: Partial<typeof principals.$inferInsert> = { updatedAt: new Date() };
+      if (changes.name !== undefined) set.name = changes.name;
+      if (changes.roles !== undefined) set.roles = changes.roles;
+      if (changes.platformAccess !== undefined) set.platformAccess = changes.platformAccess;
+      if (changes.active !== undefined) set.active = changes.active;
+      const rows = await q.update(principals).set(set).where(eq(principals.id, id)).returning({ id: principals.id });
+      if (rows.length === 0) return false;
+      if (changes.workspaceIds !== undefined) await this.setMemberships(q, id, changes.workspaceIds);
+      return true;
+    });
+    return found ? this.get(id) : null;
+  }
+
+  /** Ensures a principal with a fixed id exists (bootstrap admin, System authority). */
+  async ensure(id: string, input: NewPrincipal | (Omit<NewPrincipal, 'kind'> & { kind: 'SYSTEM' })): Promise<void> {
+    const { principals } = this.db.t;
+    await this.db.write(async (q) => {
+      const now = new Date();
+      const inserted = await q
+        .insert(principals)
+        .values({ id, kind: input.kind, name: input.name, email: input.email ?? null, roles: input.roles, platformAccess: input.platformAccess, active: input.active, createdAt: now, updatedAt: now })
+        .onConflictDoNothing()
+        .returning({ id: principals.id });
+      if (inserted.length > 0) await this.setMemberships(q, id, input.workspaceIds);
+    });
+  }
+
+  private async setMemberships(q: Orm, principalId: string, workspaceIds: string[]): Promise<void> {
+    const { memberships } = this.db.t;
+    await q.delete(memberships).where(eq(memberships.principalId, principalId));
+    const unique = [...new Set(workspaceIds)];
+    if (unique.length > 0) {
+      await q.insert(memberships).values(unique.map((workspaceId, position) => ({ principalId, workspaceId, position })));
+    }
+  }
+
+  // --- API keys -------------------------------------------------------------------------------
+
+  /** Creates a generated key, or registers `given` as is (bootstrap; idempotent). */
+  async createKey(principalId: string, name: string, expiresAt: Date | null, given?: string): Promise<StoredKey & { key: string }> {
+    const { apiKeys } = this.db.t;
+    const key = given ?? generateApiKey();
+    const row = { id: crypto.randomUUID(), principalId, name, keyHash: hashApiKey(key), expiresAt, revokedAt: null, lastUsedAt: null, createdAt: new Date() };
+    const inserted = await this.db.write((q) => q.insert(apiKeys).values(row).onConflictDoNothing().returning());
+    if (inserted.length === 0 && !given) throw new ProblemError(409, 'CONFLICT', 'Key collision; retry');
+    const stored = inserted[0] ?? (await this.db.read((q) => q.select().from(apiKeys).where(eq(apiKeys.keyHash, row.keyHash))))[0]!;
+    return { ...toStoredKey(stored), key };
+  }
+
+  async getKey(id: string): Promise<StoredKey | null> {
+    const { apiKeys } = this.db.t;
+    const rows = await this.db.read((q) => q.select().from(apiKeys).where(eq(apiKeys.id, id)));
+    return rows[0] ? toStoredKey(rows[0]) : null;
+  }
+
+  async listKeys(principalId: string): Promise<StoredKey[]> {
+    const { apiKeys } = this.db.t;
+    const rows = await this.db.read((q) =>
+      q.select().from(apiKeys).where(and(eq(apiKeys.principalId, principalId), isNull(apiKeys.revokedAt))).orderBy(asc(apiKeys.createdAt)),
+    );
+    return rows.map(toStoredKey);
+  }
+
+  async revokeKey(id: string): Promise<boolean> {
+    const { apiKeys } = this.db.t;
+    const rows = await this.db.read((q) =>
+      q.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }),
+    );
+    return rows.length > 0;
+  }
+
+  /** The key row for a digest (revoked and expired included: the caller decides). */
+  async keyByHash(keyHash: string): Promise<{ id: string; principalId: string; keyHash: string; expiresAt: Date | null; revokedAt: Date | null } | null> {
+    const { apiKeys } = this.db.t;
+    const rows = await this.db.read((q) =>
+      q.select({ id: apiKeys.id, principalId: apiKeys.principalId, keyHash: apiKeys.keyHash, expiresAt: apiKeys.expiresAt, revokedAt: apiKeys.revokedAt })
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, keyHash)),
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Records key use in one statement; called in batches off the request path. */
+  async touchKeys(ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    const { apiKeys } = this.db.t;
+    await this.db.read((q) => q.update(apiKeys).set({ lastUsedAt: at }).where(inArray(apiKeys.id, ids)));
+  }
+}
+
+/** Loads a principal with its workspaces and groups inside an existing read or transaction. */
+export async function loadPrincipal(db: Database, q: Orm, id: string): Promise<Principal | null> {
+  const { principals, memberships, groupMembers } = db.t;
+  const rows = await q.select().from(principals).where(eq(principals.id, id));
+  const row = rows[0];
+  if (!row) return null;
+  const [ws, gs] = await Promise.all([
+    q.select({ id: memberships.workspaceId }).from(memberships).where(eq(memberships.principalId, id)).orderBy(asc(memberships.position)),
+    q.select({ id: groupMembers.groupId }).from(groupMembers).where(eq(groupMembers.principalId, id)),
+  ]);
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: row.name,
+    email: row.email,
+    roles: row.roles as Role[],
+    platformAccess: row.platformAccess,
+    active: row.active,
+    workspaceIds: ws.map((w) => w.id),
+    groupIds: gs.map((g) => g.id),
+    createdAt: row.createdAt,
+  };
+}
+
+function toStoredKey(row: { id: string; principalId: string; name: string; expiresAt: Date | null; revokedAt: Date | null; createdAt: Date }): StoredKey {
+  return { id: row.id, principalId: row.principalId, name: row.name, expiresAt: row.expiresAt, revokedAt: row.revokedAt, createdAt: row.createdAt };
+}

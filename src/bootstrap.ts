@@ -1,0 +1,70 @@
+// First-start and every-start setup: the default workspace, the System authority, the bootstrap
+// INSTANCE_ADMIN and its key, and the JWT secret.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Config } from './config.ts';
+import type { Database } from './db/index.ts';
+import type { PrincipalStore } from './auth/principals.ts';
+import type { WorkspaceStore } from './auth/workspaces.ts';
+import { SYSTEM_PRINCIPAL_ID } from './auth/roles.ts';
+import type { Logger } from './lib/log.ts';
+
+const ADMIN_ID_KEY = 'bootstrap.adminPrincipalId';
+
+/** The HS256 secret: JWT_SECRET, else one generated once into the data directory (0600). */
+export function jwtSecret(config: Config): string {
+  if (config.JWT_SECRET) return config.JWT_SECRET;
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
+  const file = join(config.DATA_DIR, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export interface BootstrapResult {
+  defaultWorkspaceId: string;
+  adminPrincipalId: string;
+  /** Set only when this start generated the admin key: it is shown once. */
+  generatedAdminKey?: string;
+  /** True on the very first start of this database. */
+  newInstance: boolean;
+}
+
+export async function bootstrap(
+  config: Config,
+  db: Database,
+  stores: { principals: PrincipalStore; workspaces: WorkspaceStore },
+  log: Logger,
+): Promise<BootstrapResult> {
+  const workspace = await stores.workspaces.ensureDefault();
+  await stores.principals.ensure(SYSTEM_PRINCIPAL_ID, {
+    kind: 'SYSTEM', name: 'System', roles: ['INSTANCE_ADMIN'], platformAccess: true, active: true, workspaceIds: [workspace.id],
+  });
+
+  const { settings } = db.t;
+  // Claim the admin slot atomically: of several processes starting at once, one creates the admin.
+  const candidate = crypto.randomUUID();
+  const claimed = await db.read((q) =>
+    q.insert(settings).values({ key: ADMIN_ID_KEY, value: candidate, updatedAt: new Date() }).onConflictDoNothing().returning(),
+  );
+  const newInstance = claimed.length > 0;
+  const adminId = newInstance
+    ? candidate
+    : String((await db.read((q) => q.select().from(settings).where(eq(settings.key, ADMIN_ID_KEY))))[0]!.value);
+
+  await stores.principals.ensure(adminId, {
+    kind: 'USER', name: 'admin', email: null, roles: ['INSTANCE_ADMIN'], platformAccess: true, active: true, workspaceIds: [workspace.id],
+  });
+
+  let generatedAdminKey: string | undefined;
+  if (config.PLATFORM_ADMIN_API_KEY) {
+    await stores.principals.createKey(adminId, 'bootstrap (PLATFORM_ADMIN_API_KEY)', null, config.PLATFORM_ADMIN_API_KEY);
+  } else if (newInstance) {
+    generatedAdminKey = (await stores.principals.createKey(adminId, 'bootstrap (generated)', null)).key;
+    log.info('generated the bootstrap INSTANCE_ADMIN API key; it is printed once on stdout');
+  }
+  return { defaultWorkspaceId: workspace.id, adminPrincipalId: adminId, generatedAdminKey, newInstance };
+}

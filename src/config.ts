@@ -1,0 +1,96 @@
+// Configuration: read once from the environment, validated with TypeBox (DESIGN §1).
+import { Type, type Static } from '@sinclair/typebox';
+import { compile } from './http/validate.ts';
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+
+const EnvSchema = Type.Object({
+  PORT: Port,
+  RUNTIME_PORT: Port,
+  BASE_URL: Type.Optional(Type.String({ format: 'uri' })),
+  ENDPOINT_RUNTIME_URL: Type.Optional(Type.String({ format: 'uri' })),
+  DATABASE_URL: Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$', maxLength: 2048 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', maxLength: 2048 })),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  JWT_PUBLIC_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  JWT_JWKS_URL: Type.Optional(Type.String({ format: 'uri' })),
+  JWT_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  PLATFORM_ADMIN_API_KEY: Type.Optional(Type.String({ pattern: '^sk-\\S{29,}$', maxLength: 512 })),
+  COMPONENT_ISOLATION: Type.Union([Type.Literal('process'), Type.Literal('worker')]),
+  EXECUTOR_HOSTS: Type.Integer({ minimum: 1, maximum: 64 }),
+  EXECUTOR_MEMORY_MB: Type.Integer({ minimum: 64, maximum: 65536 }),
+  ENABLED_MODELS: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  DATA_DIR: Type.String({ minLength: 1 }),
+  LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+export interface Config extends Omit<Env, 'BASE_URL' | 'ENDPOINT_RUNTIME_URL'> {
+  BASE_URL: string;
+  ENDPOINT_RUNTIME_URL: string;
+}
+
+const validator = compile(EnvSchema);
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MEMORY_MB']);
+
+/**
+ * Reads and validates configuration. `ports` lets `npm start` and tests pass the ports the
+ * servers actually bound, so the derived URLs are right when PORT=0.
+ */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {
+    PORT: '8080',
+    RUNTIME_PORT: '8081',
+    DATABASE_URL: 'sqlite:data/platform.db',
+    COMPONENT_ISOLATION: 'process',
+    EXECUTOR_HOSTS: '2',
+    EXECUTOR_MEMORY_MB: '1024',
+    ENABLED_MODELS: 'scripted',
+    DATA_DIR: 'data',
+    LOG_LEVEL: 'info',
+  };
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = source[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  for (const key of INTEGER_VARS) {
+    const value = raw[key];
+    if (typeof value === 'string') raw[key] = /^\d+$/.test(value) ? Number(value) : value;
+  }
+  raw.ENABLED_MODELS = String(raw.ENABLED_MODELS)
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m.length > 0);
+
+  const violations = validator.violations(raw);
+  if (violations.length > 0) {
+    const lines = violations.map((v) => `${v.pointer.slice(1).split('/')[0]}: ${v.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const env = raw as Env;
+  return {
+    ...env,
+    BASE_URL: stripSlash(env.BASE_URL ?? `http://127.0.0.1:${env.PORT}`),
+    ENDPOINT_RUNTIME_URL: stripSlash(env.ENDPOINT_RUNTIME_URL ?? `http://127.0.0.1:${env.RUNTIME_PORT}`),
+  };
+}
+
+/** Recomputes the derived origins once the real ports are known (PORT=0 binds any free port). */
+export function withBoundPorts(config: Config, source: Record<string, string | undefined>, ports: { control?: number; runtime?: number }): Config {
+  return {
+    ...config,
+    BASE_URL: source.BASE_URL ? config.BASE_URL : `http://127.0.0.1:${ports.control ?? config.PORT}`,
+    ENDPOINT_RUNTIME_URL: source.ENDPOINT_RUNTIME_URL
+      ? config.ENDPOINT_RUNTIME_URL
+      : `http://127.0.0.1:${ports.runtime ?? config.RUNTIME_PORT}`,
+  };
+}
+
+const stripSlash = (url: string) => url.replace(/\/+$/, '');

@@ -1,0 +1,29 @@
+// The storage interface every repository uses; one implementation per dialect (./sqlite, ./postgres).
+import type { SQL } from 'drizzle-orm';
+import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
+import type * as tables from './schema/sqlite.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Tables = typeof tables;
+
+/**
+ * The query builder handed to repositories. It is typed as the SQLite builder; on Postgres the
+ * object is drizzle's Postgres builder over identically named tables (see ./schema/pg.ts).
+ * Repositories therefore stick to the subset both share: select/insert/update/delete builders,
+ * `.returning()`, `onConflictDoNothing/DoUpdate`, awaited (never `.all()/.get()/.run()`).
+ */
+export type Orm = BunSQLiteDatabase<Tables>;
+
+export interface Database {
+  readonly dialect: Dialect;
+  /** Table objects of this dialect, typed as the SQLite ones. */
+  readonly t: Tables;
+  /** Runs reads (or a single atomic write statement). On SQLite, serialised with transactions. */
+  read<T>(fn: (q: Orm) => Promise<T>): Promise<T>;
+  /** Runs `fn` in one transaction; rolled back when it throws. Never nest, never await non-database work inside. */
+  write<T>(fn: (q: Orm) => Promise<T>): Promise<T>;
+  /** Raw SQL for the list engine: rows as the driver returns them. */
+  all(query: SQL): Promise<Record<string, unknown>[]>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,68 @@
+// bun:sqlite behind the Database interface: WAL, foreign keys, busy timeout, migrations at open.
+import { Database as SqliteClient } from 'bun:sqlite';
+import { mkdirSync, chmodSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { drizzle } from 'drizzle-orm/bun-sqlite';
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
+import type { SQL } from 'drizzle-orm';
+import * as tables from '../schema/sqlite.ts';
+import type { Database, Orm } from '../database.ts';
+import { Mutex } from '../../lib/mutex.ts';
+
+const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'sqlite');
+
+/**
+ * Opens (and migrates) a SQLite database. `file` is a path or `:memory:`.
+ * The connection is single and synchronous, so a transaction that awaits between statements
+ * would let other requests' statements slip into it: every use goes through one mutex.
+ */
+export function openSqlite(file: string): Database {
+  if (file !== ':memory:') {
+    // 0700: executor hosts run as another user and must not read the database file.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      chmodSync(dirname(file), 0o700);
+    } catch {
+      // not ours to change (e.g. a shared directory); the file itself is still 0600 below
+    }
+  }
+  const client = new SqliteClient(file, { create: true, strict: true });
+  if (file !== ':memory:') chmodSync(file, 0o600);
+  client.exec('PRAGMA journal_mode = WAL');
+  client.exec('PRAGMA synchronous = NORMAL');
+  client.exec('PRAGMA foreign_keys = ON');
+  client.exec('PRAGMA busy_timeout = 5000');
+  const orm = drizzle({ client, schema: tables });
+  migrate(orm, { migrationsFolder: MIGRATIONS });
+
+  const mutex = new Mutex();
+  return {
+    dialect: 'sqlite',
+    t: tables,
+    read: (fn) => mutex.run(() => fn(orm as Orm)),
+    write: (fn) =>
+      mutex.run(async () => {
+        client.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(orm as Orm);
+          client.exec('COMMIT');
+          return result;
+        } catch (error) {
+          client.exec('ROLLBACK');
+          throw error;
+        }
+      }),
+    all: (query: SQL) => mutex.run(() => orm.all<Record<string, unknown>>(query)),
+    ping: async () => {
+      try {
+        client.query('SELECT 1').get();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      await mutex.run(() => client.close());
+    },
+  };
+}

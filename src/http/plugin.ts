@@ -1,0 +1,80 @@
+// The control plane's HTTP conventions as one Elysia plugin: x-svc-oid on every response,
+// JSON-only bodies, problem+json for every error, and the `auth` macro that resolves the
+// principal once per request and checks the roles a route declares.
+import { Elysia } from 'elysia';
+import { bearer } from '@elysiajs/bearer';
+import type { CredentialResolver } from '../auth/credentials.ts';
+import { hasAnyRole, type Principal, type Role } from '../auth/roles.ts';
+import { operationId } from './oid.ts';
+import { NO_BODY, readJsonBody } from './body.ts';
+import { ProblemError, problemResponse } from './problem.ts';
+
+export interface AuthRequirement {
+  /** Any one of these roles (INSTANCE_ADMIN always passes). Empty: any authenticated principal. */
+  roles?: readonly Role[];
+  /** Control-plane calls need platform access (DESIGN §2), except /me and /auth/token. */
+  platformAccess?: boolean;
+}
+
+export interface HttpLogger {
+  error(message: string, error: unknown): void;
+}
+
+const oids = new WeakMap<Request, string>();
+
+export const oidOf = (request: Request): string => {
+  let oid = oids.get(request);
+  if (!oid) {
+    oid = operationId(request.headers.get('x-svc-oid'));
+    oids.set(request, oid);
+  }
+  return oid;
+};
+
+export function httpConventions(credentials: CredentialResolver, log: HttpLogger) {
+  return new Elysia({ name: 'http-conventions' })
+    // Tokens are read from the Authorization header only; a credential in a URL ends up in logs.
+    .use(bearer({ extract: { header: 'Bearer', query: '\u0000', body: '\u0000' } }))
+    .onRequest(({ request, set }) => {
+      set.headers['x-svc-oid'] = oidOf(request);
+    })
+    .onParse({ as: 'global' }, async ({ request }) => {
+      const body = await readJsonBody(request);
+      return body === NO_BODY ? undefined : body;
+    })
+    .onError({ as: 'global' }, ({ code, error, request }) => problemResponse(toProblem(code, error, log), oidOf(request)))
+    .macro({
+      auth: (requirement: AuthRequirement) => ({
+        async resolve({ bearer: token }: { bearer: string | undefined }): Promise<{ principal: Principal }> {
+          const principal = await credentials.authenticate(token);
+          if ((requirement.platformAccess ?? true) && !principal.platformAccess) {
+            throw new ProblemError(403, 'PLATFORM_ACCESS_DISABLED', 'Platform access is disabled for this principal');
+          }
+          const roles = requirement.roles ?? [];
+          if (roles.length > 0 && !hasAnyRole(principal, roles)) {
+            throw new ProblemError(403, 'FORBIDDEN', `One of the roles ${roles.join(', ')} is required`);
+          }
+          return { principal };
+        },
+      }),
+    });
+}
+
+function toProblem(code: string | number, error: unknown, log: HttpLogger): ProblemError {
+  if (error instanceof ProblemError) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof ProblemError) return cause;
+  switch (code) {
+    case 'NOT_FOUND':
+      return new ProblemError(404, 'NOT_FOUND', 'No such route');
+    case 'PARSE':
+      return new ProblemError(400, 'MALFORMED_JSON', 'The request body could not be parsed');
+    case 'VALIDATION':
+      return new ProblemError(400, 'BAD_REQUEST', 'The request is invalid');
+    case 'INVALID_COOKIE_SIGNATURE':
+      return new ProblemError(400, 'BAD_REQUEST', 'Invalid cookie');
+    default:
+      log.error('unhandled control-plane error', error);
+      return new ProblemError(500, 'INTERNAL', 'An internal error occurred');
+  }
+}

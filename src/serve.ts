@@ -1,0 +1,25 @@
+// Binds the control plane to its port and handles shutdown signals.
+import type { Platform } from './platform.ts';
+import type { Logger } from './lib/log.ts';
+
+export async function serveControlPlane(platform: Platform, log: Logger) {
+  const server = Bun.serve({
+    port: platform.config.PORT,
+    hostname: '0.0.0.0',
+    maxRequestBodySize: 8 * 1024 * 1024,
+    fetch: (request) => platform.app.handle(request),
+  });
+  if (platform.boot.generatedAdminKey) {
+    process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);
+  }
+  log.info(`control plane listening on ${server.url.origin}`, { base: platform.config.BASE_URL });
+  const stop = async () => {
+    log.info('shutting down');
+    await server.stop();
+    await platform.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return server;
+}

@@ -1,0 +1,83 @@
+// Control-plane conventions: health, docs, x-svc-oid, problem+json for unknown routes, configuration.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { loadConfig, ConfigError } from '../src/config.ts';
+
+let p: TestPlatform;
+beforeAll(async () => {
+  p = await startTestPlatform();
+});
+afterAll(() => p.close());
+
+describe('health', () => {
+  test('/healthz and /readyz answer without credentials', async () => {
+    expect((await p.json('GET', '/healthz', { key: null })).body).toEqual({ status: 'ok' });
+    const ready = await p.json('GET', '/readyz', { key: null });
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ready', checks: { database: true } });
+  });
+});
+
+describe('x-svc-oid', () => {
+  test('a valid incoming oid is continued, an invalid one replaced; problems carry the same oid', async () => {
+    const kept = await p.json('GET', '/api/v1/me', { headers: { 'x-svc-oid': 'trace:abc-1.2' } });
+    expect(kept.headers.get('x-svc-oid')).toBe('trace:abc-1.2');
+    const replaced = await p.json('GET', '/api/v1/nope', { headers: { 'x-svc-oid': 'bad oid with spaces' } });
+    const oid = replaced.headers.get('x-svc-oid')!;
+    expect(oid).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    expect(oid).not.toBe('bad oid with spaces');
+    expect(replaced.body).toMatchObject({ status: 404, code: 'NOT_FOUND', oid });
+    expect((await p.json('GET', '/api/v1/me', { headers: { 'x-svc-oid': 'x'.repeat(129) } })).headers.get('x-svc-oid')).not.toBe('x'.repeat(129));
+  });
+
+  test('unknown route → 404 problem+json, with no stack trace', async () => {
+    const r = await p.call('POST', '/api/v1/does/not/exist', { body: {} });
+    expect(r.status).toBe(404);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    const text = await r.text();
+    expect(text).not.toContain(' at ');
+  });
+});
+
+describe('OpenAPI', () => {
+  test('the control-plane document is valid OpenAPI with version 1.3.0 and bearer security', async () => {
+    const doc = await p.json<Record<string, any>>('GET', '/api/v1/docs/json', { key: null });
+    expect(doc.status).toBe(200);
+    expect(doc.body.info.version).toBe('1.3.0');
+    expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const patch = doc.body.paths['/api/v1/agents/{agentId}'].patch;
+    expect(patch.requestBody.content['application/json'].schema.properties.config).toBeDefined();
+    expect(patch.security).toEqual([{ bearer: [] }]);
+    await SwaggerParser.validate(structuredClone(doc.body) as unknown as Parameters<typeof SwaggerParser.validate>[0]);
+  });
+
+  test('the docs UI is served', async () => {
+    const r = await p.call('GET', '/api/v1/docs', { key: null });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/html');
+  });
+});
+
+describe('configuration', () => {
+  test('defaults are applied and URLs derived from ports', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ PORT: 8080, RUNTIME_PORT: 8081, BASE_URL: 'http://127.0.0.1:8080', ENDPOINT_RUNTIME_URL: 'http://127.0.0.1:8081', COMPONENT_ISOLATION: 'process', ENABLED_MODELS: ['scripted'] });
+  });
+
+  test.each([
+    ['PORT', 'eighty'],
+    ['RUNTIME_PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['COMPONENT_ISOLATION', 'none'],
+    ['PLATFORM_ADMIN_API_KEY', 'sk-too-short'],
+    ['ENDPOINT_RUNTIME_URL', 'not a url'],
+  ])('a bad %s stops the start with a message naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      expect((error as Error).message).toContain(name);
+    }
+  });
+});

@@ -1,0 +1,174 @@
+// Authentication over the control plane: API keys, JWTs, roles and platform access (DESIGN §2).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { plausibleApiKey, generateApiKey } from '../../src/auth/api-keys.ts';
+
+const SECRET = 'test-jwt-secret-with-at-least-32-characters!!';
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'platform-tests';
+let p: TestPlatform;
+let userId: string;
+
+beforeAll(async () => {
+  p = await startTestPlatform({ JWT_SECRET: SECRET, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE });
+  const user = await p.json<{ id: string }>('POST', '/api/v1/users', {
+    body: { name: 'Ann', email: 'ann@example.com', roles: ['AGENT_USER'], platformAccess: true },
+  });
+  userId = user.body.id;
+});
+afterAll(() => p.close());
+
+const me = (key: string | null) => p.json('GET', '/api/v1/me', { key });
+const sign = (claims: Record<string, unknown>, alg = 'HS256', secret = SECRET) =>
+  new SignJWT(claims).setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
+const now = () => Math.floor(Date.now() / 1000);
+
+describe('API keys', () => {
+  test('missing header → 401 problem with WWW-Authenticate', async () => {
+    const r = await me(null);
+    expect(r.status).toBe(401);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    expect(r.headers.get('www-authenticate')).toBe('Bearer');
+    expect(r.body).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
+  test('malformed and unknown keys → 401', async () => {
+    for (const key of ['sk-short', 'not-a-key-at-all-but-long-enough-to-try', 'sk-unknown-key-0123456789abcdefghijklmnop']) {
+      expect((await me(key)).status).toBe(401);
+    }
+  });
+
+  test('a generated key with a wrong checksum is refused before any database lookup', async () => {
+    const good = generateApiKey();
+    expect(plausibleApiKey(good)).toBe(true);
+    const last = good.at(-1) === 'A' ? 'B' : 'A';
+    const bad = good.slice(0, -1) + last;
+    expect(plausibleApiKey(bad)).toBe(false);
+    // Observable: even a closed database does not matter for a checksum failure.
+    const q = await startTestPlatform();
+    await q.db.close();
+    expect((await q.json('GET', '/api/v1/me', { key: bad })).status).toBe(401);
+  });
+
+  test('issued key works; revoked key → 401 at once in this process', async () => {
+    const created = await p.json<{ id: string; key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'k1' } });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^sk-plt_[0-9A-Za-z]{46}$/);
+    expect((await me(created.body.key)).body).toMatchObject({ id: userId, kind: 'USER' });
+    expect((await p.call('DELETE', `/api/v1/api-keys/${created.body.id}`)).status).toBe(204);
+    expect((await me(created.body.key)).status).toBe(401);
+  });
+
+  test('expired key → 401', async () => {
+    const created = await p.json<{ key: string; id: string }>('POST', '/api/v1/api-keys', {
+      body: { principalId: userId, name: 'short', expiresAt: new Date(Date.now() + 1500).toISOString() },
+    });
+    expect((await me(created.body.key)).status).toBe(200);
+    await Bun.sleep(1600);
+    expect((await me(created.body.key)).status).toBe(401);
+  });
+
+  test('a key is stored only as its SHA-256 digest', async () => {
+    const created = await p.json<{ key: string; id: string }>('POST', '/api/v1/api-keys', { body: { name: 'mine' } });
+    const rows = await p.db.read((q) => q.select().from(p.db.t.apiKeys));
+    const row = rows.find((r) => r.id === created.body.id)!;
+    expect(row.keyHash).toBe(new Bun.CryptoHasher('sha256').update(created.body.key).digest('hex'));
+    expect(JSON.stringify(rows)).not.toContain(created.body.key);
+  });
+
+  test('a principal may not create or revoke keys of another; admin may', async () => {
+    const own = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'own' } });
+    const other = await p.json('POST', '/api/v1/api-keys', { key: own.body.key, body: { principalId: p.boot.adminPrincipalId, name: 'x' } });
+    expect(other.status).toBe(403);
+    const adminKeys = await p.json<{ data: { id: string }[] }>('GET', '/api/v1/api-keys');
+    const victim = adminKeys.body.data[0]!.id;
+    expect((await p.call('DELETE', `/api/v1/api-keys/${victim}`, { key: own.body.key })).status).toBe(404);
+  });
+});
+
+describe('JWTs', () => {
+  test('a valid HS256 token with exp, iss and aud authenticates', async () => {
+    const token = await sign({ sub: userId, exp: now() + 60, iss: ISSUER, aud: AUDIENCE });
+    expect((await me(token)).body).toMatchObject({ id: userId });
+  });
+
+  test.each([
+    ['alg none', async () => new UnsecuredJWT({ sub: userId, exp: now() + 60, iss: ISSUER, aud: AUDIENCE }).encode()],
+    ['HS512 when HS256 is configured', () => sign({ sub: userId, exp: now() + 60, iss: ISSUER, aud: AUDIENCE }, 'HS512')],
+    ['expired', () => sign({ sub: userId, exp: now() - 60, iss: ISSUER, aud: AUDIENCE })],
+    ['future nbf', () => sign({ sub: userId, exp: now() + 600, nbf: now() + 300, iss: ISSUER, aud: AUDIENCE })],
+    ['wrong aud', () => sign({ sub: userId, exp: now() + 60, iss: ISSUER, aud: 'someone-else' })],
+    ['wrong iss', () => sign({ sub: userId, exp: now() + 60, iss: 'https://evil.test', aud: AUDIENCE })],
+    ['missing exp', () => sign({ sub: userId, iss: ISSUER, aud: AUDIENCE })],
+    ['wrong secret', () => sign({ sub: userId, exp: now() + 60, iss: ISSUER, aud: AUDIENCE }, 'HS256', 'another-secret-of-sufficient-length-000')],
+    ['unknown subject', () => sign({ sub: crypto.randomUUID(), exp: now() + 60, iss: ISSUER, aud: AUDIENCE })],
+    ['jku header is not followed', () =>
+      new SignJWT({ sub: userId, exp: now() + 60, iss: ISSUER, aud: AUDIENCE })
+        .setProtectedHeader({ alg: 'RS256', jku: 'http://127.0.0.1:1/keys' } as never)
+        .sign(new TextEncoder().encode(SECRET))
+        .catch(() => 'eyJhbGciOiJSUzI1NiIsImprdSI6Imh0dHA6Ly8xMjcuMC4wLjE6MS9rZXlzIn0.e30.sig')],
+  ])('%s → 401', async (_name, make) => {
+    const r = await me(await make());
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  test('POST /auth/token mints a token that authenticates as the caller', async () => {
+    const key = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 't' } });
+    const minted = await p.json<{ token: string; tokenType: string; expiresAt: string }>('POST', '/api/v1/auth/token', { key: key.body.key });
+    expect(minted.status).toBe(200);
+    expect(minted.body.tokenType).toBe('Bearer');
+    expect(Date.parse(minted.body.expiresAt)).toBeGreaterThan(Date.now());
+    expect((await me(minted.body.token)).body).toMatchObject({ id: userId });
+  });
+});
+
+describe('roles, platform access and disabling', () => {
+  test('a role the route does not accept → 403', async () => {
+    const key = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'r' } });
+    const r = await p.json('POST', '/api/v1/users', { key: key.body.key, body: { name: 'x', email: 'x@y.z', roles: [], platformAccess: true } });
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  test('platform access off → 403 on the control plane, but /me and /auth/token still answer', async () => {
+    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'NoAccess', email: 'na@example.com', roles: ['AGENT_ADMIN'], platformAccess: false } });
+    const key = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name: 'n' } });
+    const agents = await p.json('GET', '/api/v1/agents', { key: key.body.key });
+    expect(agents.status).toBe(403);
+    expect(agents.body).toMatchObject({ code: 'PLATFORM_ACCESS_DISABLED' });
+    expect((await me(key.body.key)).status).toBe(200);
+    expect((await p.json('POST', '/api/v1/auth/token', { key: key.body.key })).status).toBe(200);
+  });
+
+  test('a DISABLED user and an inactive service account → 401', async () => {
+    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'Dis', email: 'dis@example.com', roles: ['AGENT_USER'], platformAccess: true } });
+    const uk = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name: 'd' } });
+    expect((await me(uk.body.key)).status).toBe(200);
+    expect((await p.json('PATCH', `/api/v1/users/${u.body.id}`, { body: { status: 'DISABLED' } })).body).toMatchObject({ status: 'DISABLED' });
+    expect((await me(uk.body.key)).status).toBe(401);
+
+    const sa = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'bot', roles: ['ENDPOINT_INVOKE'], platformAccess: true } });
+    expect(sa.body).toMatchObject({ kind: 'SERVICE_ACCOUNT', active: true });
+    const sk = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: sa.body.id, name: 's' } });
+    expect((await me(sk.body.key)).status).toBe(200);
+    await p.json('PATCH', `/api/v1/service-accounts/${sa.body.id}`, { body: { active: false } });
+    expect((await me(sk.body.key)).status).toBe(401);
+  });
+
+  test('a change made by another process is honoured within 5 seconds (cache expiry)', async () => {
+    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'Far', email: 'far@example.com', roles: ['AGENT_USER'], platformAccess: true } });
+    const key = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name: 'f' } });
+    expect((await me(key.body.key)).status).toBe(200);
+    // Bypass the service (and its cache invalidation), as another process would.
+    await p.principals.update(u.body.id, { active: false });
+    let status = 200;
+    const deadline = Date.now() + 5000;
+    while (status === 200 && Date.now() < deadline) {
+      await Bun.sleep(250);
+      status = (await me(key.body.key)).status;
+    }
+    expect(status).toBe(401);
+  });
+});

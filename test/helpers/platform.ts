@@ -1,0 +1,42 @@
+// Test harness: a whole control plane on an in-memory database (or Postgres), driven in-process.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { createPlatform, type Platform } from '../../src/platform.ts';
+import { silentLogger } from '../../src/lib/log.ts';
+
+export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
+
+export interface TestPlatform extends Platform {
+  /** Calls the control plane in-process. `key` defaults to the bootstrap admin key. */
+  call(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<Response>;
+  json<T = Record<string, unknown>>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
+}
+
+export async function startTestPlatform(env: Record<string, string> = {}, options: { postgresSchema?: string } = {}): Promise<TestPlatform> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
+  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', ...env });
+  const platform = await createPlatform(config, silentLogger, options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {});
+  const call: TestPlatform['call'] = (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? ADMIN_KEY : opts.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return platform.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  };
+  return {
+    ...platform,
+    call,
+    async json(method, path, opts) {
+      const response = await call(method, path, opts);
+      const text = await response.text();
+      return { status: response.status, body: (text ? JSON.parse(text) : null), headers: response.headers };
+    },
+  };
+}
