@@ -2,28 +2,30 @@
 import { loadConfig, ConfigError } from '../src/config.ts';
 import { createLogger } from '../src/lib/log.ts';
 import { openDatabase } from '../src/db/index.ts';
-import { createRuntimeShell } from './shell.ts';
+import { PrincipalStore } from '../src/auth/principals.ts';
+import { CredentialResolver } from '../src/auth/credentials.ts';
+import { createJwtService } from '../src/auth/jwt.ts';
+import { jwtSecret } from '../src/bootstrap.ts';
+import { createExecutor } from './executor/index.ts';
+import { createRuntime } from './create.ts';
+import { serveRuntime } from './serve.ts';
 
 try {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'runtime');
   const db = await openDatabase(config.DATABASE_URL);
-  const server = Bun.serve({
-    port: config.RUNTIME_PORT,
-    hostname: '0.0.0.0',
-    fetch: createRuntimeShell(async () => {
-      const database = await db.ping();
-      return { ready: database, checks: { database } };
-    }),
+  const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const credentials = new CredentialResolver(new PrincipalStore(db), jwt);
+  const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: config.EXECUTOR_HOSTS, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
+  const runtime = await createRuntime({ config, db, credentials, jwt, executor, log });
+  serveRuntime(runtime, config, log, {
+    handleSignals: true,
+    closeRest: async () => {
+      await executor.close();
+      await credentials.close();
+      await db.close();
+    },
   });
-  log.info(`endpoint runtime listening on ${server.url.origin}`);
-  const stop = async () => {
-    await server.stop();
-    await db.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);

@@ -11,6 +11,11 @@ import type { AgentService } from './agents/service.ts';
 import type { AgentLister } from './agents/list.ts';
 import type { JwtService } from './auth/jwt.ts';
 import type { WorkspaceStore } from './auth/workspaces.ts';
+import { endpointRoutes, type EndpointRouteDeps } from './endpoints/routes.ts';
+import { componentRoutes, type ComponentService, type DeploymentService } from './components/index.ts';
+import { runRoutes } from './runs/routes.ts';
+import type { RunService } from './runs/service.ts';
+import { auditRoutes, type AuditLister } from './audit/list.ts';
 
 export const API_VERSION = '1.3.0';
 
@@ -21,6 +26,11 @@ export interface ControlPlaneDeps {
   accounts: AccountService;
   agents: AgentService;
   agentLister: AgentLister;
+  endpoints: EndpointRouteDeps;
+  components: ComponentService;
+  deployments: DeploymentService;
+  runs: RunService;
+  audit: AuditLister;
   readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
   log: HttpLogger;
 }
@@ -59,7 +69,11 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
     .group('/api/v1', (api) =>
       api
         .use(accountRoutes(conventions, { accounts: deps.accounts, jwt: deps.jwt, workspaces: deps.workspaces }))
-        .use(agentRoutes(conventions, deps.agents, deps.agentLister)),
+        .use(runRoutes(conventions, deps.runs))
+        .use(agentRoutes(conventions, deps.agents, deps.agentLister))
+        .use(componentRoutes(conventions, { components: deps.components, deployments: deps.deployments }))
+        .use(endpointRoutes(conventions, deps.endpoints))
+        .use(auditRoutes(conventions, deps.audit)),
     );
 }
 

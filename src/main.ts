@@ -3,12 +3,15 @@ import { loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './lib/log.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
+import { createExecutor } from '../runtime/executor/index.ts';
 
 try {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'control-plane');
-  const platform = await createPlatform(config, log);
-  await serveControlPlane(platform, log);
+  // The control plane's own executor only verifies node deployments; invocations run in runtimes.
+  const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: 1, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
+  const platform = await createPlatform(config, log, { executor });
+  await serveControlPlane(platform, log, () => executor.close());
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);

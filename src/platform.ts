@@ -1,6 +1,6 @@
 // The composition root: builds every part once from configuration and wires them together.
 import type { Config } from './config.ts';
-import { openDatabase, type Database } from './db/index.ts';
+import { openDatabase, type Database, type Orm } from './db/index.ts';
 import type { PostgresOptions } from './db/postgres/open.ts';
 import { PrincipalStore } from './auth/principals.ts';
 import { WorkspaceStore } from './auth/workspaces.ts';
@@ -14,6 +14,24 @@ import { AgentLister } from './agents/list.ts';
 import { bootstrap, jwtSecret, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
 import type { Logger } from './lib/log.ts';
+import { createRedis } from './lib/redis.ts';
+import type { Executor } from '../runtime/executor/types.ts';
+import { compileGuardSchema, lintGuardSchema } from '../runtime/guard/index.ts';
+import { EndpointStore } from './endpoints/store.ts';
+import { TableComponentLookup } from './endpoints/component-lookup.ts';
+import { EndpointService } from './endpoints/service.ts';
+import { EndpointSettingsService } from './endpoints/settings-service.ts';
+import { EndpointOpenApi } from './endpoints/openapi-service.ts';
+import { EndpointLister } from './endpoints/list.ts';
+import { buildIndexSnapshot } from './endpoints/index-snapshot.ts';
+import { saveDefaultsForNewInstance } from './endpoints/settings.ts';
+import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './endpoints/publishers.ts';
+import type { IndexPublisher } from './endpoints/index-version.ts';
+import { loadPrincipal } from './auth/principals.ts';
+import { ComponentService, DeploymentService } from './components/index.ts';
+import { RunStore } from './runs/store.ts';
+import { RunService } from './runs/service.ts';
+import { AuditLister } from './audit/list.ts';
 
 export interface Platform {
   config: Config;
@@ -23,10 +41,20 @@ export interface Platform {
   principals: PrincipalStore;
   credentials: CredentialResolver;
   boot: BootstrapResult;
+  runs: RunStore;
+  /** In-process index publication: the embedded runtime subscribes here. */
+  publisher: LocalIndexPublisher;
+  endpoints: EndpointService;
   close(): Promise<void>;
 }
 
-export async function createPlatform(config: Config, log: Logger, options: { postgres?: PostgresOptions } = {}): Promise<Platform> {
+export interface PlatformOptions {
+  postgres?: PostgresOptions;
+  /** Runs deployment checks of node components (the runtime's executor in embedded mode). */
+  executor: Executor;
+}
+
+export async function createPlatform(config: Config, log: Logger, options: PlatformOptions): Promise<Platform> {
   const db = await openDatabase(config.DATABASE_URL, options.postgres);
   const principals = new PrincipalStore(db);
   const workspaces = new WorkspaceStore(db);
@@ -40,9 +68,39 @@ export async function createPlatform(config: Config, log: Logger, options: { pos
   });
   const credentials = new CredentialResolver(principals, jwt);
   const boot = await bootstrap(config, db, { principals, workspaces }, log);
+  if (boot.newInstance) await saveDefaultsForNewInstance(db);
+
+  const endpointStore = new EndpointStore(db);
+  const componentLookup = new TableComponentLookup(db);
+  const publisher = new LocalIndexPublisher(log);
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log, 'control-plane-index') : null;
+  const publishers: IndexPublisher[] = [publisher];
+  if (redis) publishers.push(new RedisIndexPublisher(redis, () => buildIndexSnapshot(db, endpointStore, componentLookup), log));
+  const indexPublisher = new CompositePublisher(publishers);
+  const endpoints = new EndpointService({
+    db,
+    store: endpointStore,
+    publisher: indexPublisher,
+    contract: {
+      components: componentLookup,
+      guards: { compile: (schema) => compileGuardSchema(schema), lint: (schema) => lintGuardSchema(schema) },
+      principal: (q, id) => loadPrincipal(db, q, id),
+    },
+  });
 
   const accounts = new AccountService({ principals, workspaces, groups, credentials });
   const agents = new AgentService({ agents: new AgentStore(db), principals, groups, enabledModels: config.ENABLED_MODELS });
+  const componentDeps = {
+    db,
+    publisher: indexPublisher,
+    // Endpoints that follow the latest revision are re-validated in the same transaction.
+    onActiveRevisionChanged: (q: Orm, component: { id: string }) => endpoints.revalidateFollowers(q, component.id),
+  };
+  const components = new ComponentService(componentDeps);
+  const deployments = new DeploymentService({ ...componentDeps, verifier: options.executor, log });
+  await deployments.failStaleBuilds();
+
+  const runStore = new RunStore(db);
   const app = createControlPlaneApp({
     credentials,
     jwt,
@@ -50,6 +108,17 @@ export async function createPlatform(config: Config, log: Logger, options: { pos
     accounts,
     agents,
     agentLister: new AgentLister(db),
+    components,
+    deployments,
+    runs: new RunService(db, runStore, agents),
+    audit: new AuditLister(db),
+    endpoints: {
+      db,
+      endpoints,
+      settings: new EndpointSettingsService(db, indexPublisher),
+      openapi: new EndpointOpenApi(db, endpointStore, componentLookup, config.ENDPOINT_RUNTIME_URL),
+      lister: new EndpointLister(db),
+    },
     readiness: async () => {
       const database = await db.ping();
       return { ready: database, checks: { database } };
@@ -65,8 +134,13 @@ export async function createPlatform(config: Config, log: Logger, options: { pos
     principals,
     credentials,
     boot,
+    publisher,
+    endpoints,
+    runs: runStore,
     async close() {
+      await deployments.idle();
       await credentials.close();
+      redis?.disconnect();
       await db.close();
     },
   };

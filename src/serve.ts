@@ -2,7 +2,8 @@
 import type { Platform } from './platform.ts';
 import type { Logger } from './lib/log.ts';
 
-export async function serveControlPlane(platform: Platform, log: Logger) {
+/** `before` runs first on shutdown (npm start stops the runtime and executor before the database). */
+export async function serveControlPlane(platform: Platform, log: Logger, before: () => Promise<void> = async () => {}) {
   const server = Bun.serve({
     port: platform.config.PORT,
     hostname: '0.0.0.0',
@@ -13,9 +14,13 @@ export async function serveControlPlane(platform: Platform, log: Logger) {
     process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);
   }
   log.info(`control plane listening on ${server.url.origin}`, { base: platform.config.BASE_URL });
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     log.info('shutting down');
-    await server.stop();
+    await server.stop(false);
+    await before();
     await platform.close();
     process.exit(0);
   };

@@ -1,24 +1,31 @@
-// `npm start`: both origins in one process on the embedded default (DESIGN §1).
+// `npm start`: both origins in one process on the embedded default (DESIGN §1). The runtime is
+// told of index changes in-process, and api.platform calls reach the control plane in-process.
 import { loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './lib/log.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
-import { createRuntimeShell } from '../runtime/shell.ts';
+import { createExecutor } from '../runtime/executor/index.ts';
+import { createRuntime } from '../runtime/create.ts';
+import { serveRuntime } from '../runtime/serve.ts';
 
 try {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'platform');
-  const platform = await createPlatform(config, log);
-  const runtime = Bun.serve({
-    port: config.RUNTIME_PORT,
-    hostname: '0.0.0.0',
-    fetch: createRuntimeShell(async () => {
-      const database = await platform.db.ping();
-      return { ready: database, checks: { database } };
-    }),
+  const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: config.EXECUTOR_HOSTS, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
+  log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
+  const platform = await createPlatform(config, log, { executor });
+  const runtime = await createRuntime({
+    config,
+    db: platform.db,
+    credentials: platform.credentials,
+    jwt: platform.jwt,
+    executor,
+    log,
+    embedded: { publisher: platform.publisher, controlPlane: (request) => platform.app.handle(request) },
   });
-  log.info(`endpoint runtime listening on ${runtime.url.origin}`, { runtimeUrl: config.ENDPOINT_RUNTIME_URL });
-  await serveControlPlane(platform, log);
+  // One shutdown for both: drain the runtime (and its executor) before the shared database closes.
+  const served = serveRuntime(runtime, config, log, { handleSignals: false, closeRest: () => executor.close() });
+  await serveControlPlane(platform, log, served.drain);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);

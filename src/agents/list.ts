@@ -1,34 +1,42 @@
-// GET /api/v1/agents: agents of the caller's workspaces, newest first, paged.
-import { desc, inArray } from 'drizzle-orm';
+// GET /api/v1/agents through the list engine: the Agent record's fields, JSON paths into
+// metadata/config/policy, scoped to the caller's workspaces.
 import type { Database } from '../db/index.ts';
 import { isAdmin, type Principal } from '../auth/roles.ts';
-import { invalidQuery } from '../http/problem.ts';
-import { agentJson, type AgentRecord } from './record.ts';
+import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
+import { workspaceScope } from '../query/scope.ts';
+
+export const agentsTable = defineTable({
+  name: 'agents',
+  key: 'id',
+  fields: {
+    id: { column: 'id', type: 'uuid' },
+    workspaceId: { column: 'workspace_id', type: 'uuid' },
+    name: { column: 'name', type: 'string' },
+    desc: { column: 'desc', type: 'string', nullable: true },
+    status: { column: 'status', type: 'string' },
+    ownerId: { column: 'owner_id', type: 'uuid' },
+    ownerType: { column: 'owner_type', type: 'string' },
+    serviceAccountUserId: { column: 'service_account_user_id', type: 'uuid', nullable: true },
+    metadata: { column: 'metadata', type: 'json', jsonPaths: true },
+    config: { column: 'config', type: 'json', jsonPaths: true },
+    policy: { column: 'policy', type: 'json', jsonPaths: true },
+    version: { column: 'version', type: 'integer' },
+    createdAt: { column: 'created_at', type: 'timestamp' },
+    updatedAt: { column: 'updated_at', type: 'timestamp' },
+  },
+});
+
+export const agentsResource = defineResource({
+  table: agentsTable,
+  features: { distinct: true, projection: true, groupBy: true, cast: true },
+  aggregates: ['count', 'min', 'max'],
+  defaultSort: [{ field: 'createdAt', dir: 'desc' }],
+});
 
 export class AgentLister {
   constructor(private readonly db: Database) {}
 
-  async list(principal: Principal, search: string) {
-    const params = new URLSearchParams(search);
-    const offset = intParam(params, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = intParam(params, 'limit', 100, 0, 10_000);
-    const { agents } = this.db.t;
-    const rows = await this.db.read((q) => {
-      const base = q.select().from(agents);
-      const scoped = isAdmin(principal) ? base : base.where(inArray(agents.workspaceId, principal.workspaceIds.length ? principal.workspaceIds : ['']));
-      return scoped.orderBy(desc(agents.createdAt)).limit(limit + 1).offset(offset);
-    });
-    return {
-      data: rows.slice(0, limit).map((r) => agentJson(r as AgentRecord)),
-      meta: { offset, limit, hasMore: rows.length > limit },
-    };
+  list(principal: Principal, search: string): Promise<ListResult> {
+    return runList(this.db.runner, agentsResource, parseListQuery(search), { scope: workspaceScope(principal), debugAllowed: isAdmin(principal) });
   }
-}
-
-function intParam(params: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
-  const raw = params.get(name);
-  if (raw === null) return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw invalidQuery(`${name} must be an integer from ${min} to ${max}`, `/query/${name}`);
-  return n;
 }

@@ -38,4 +38,4 @@ export const agentJson = (a: AgentRecord) => ({
   updatedAt: a.updatedAt.toISOString(),
 });
 
-export const etagOf = (version: number) => `"${version}"`;
+export { etagOf } from '../http/etag.ts';

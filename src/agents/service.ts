@@ -4,6 +4,7 @@ import type { PrincipalStore } from '../auth/principals.ts';
 import type { GroupStore } from '../auth/groups.ts';
 import { ProblemError, notFound, type Violation } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
+import { ifMatchAccepts } from '../http/etag.ts';
 import { inWorkspace, isAdmin } from '../auth/roles.ts';
 import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
 import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
@@ -171,11 +172,3 @@ export class AgentService {
 const versionConflict = (currentVersion: number) =>
   new ProblemError(409, 'VERSION_CONFLICT', `The agent is at version ${currentVersion}`, { extra: { currentVersion } });
 
-/** `If-Match: "3"`, `W/"3"`, a list of them, or `*`. */
-function ifMatchAccepts(header: string, version: number): boolean {
-  const wanted = `"${version}"`;
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === wanted);
-}

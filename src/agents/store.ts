@@ -2,6 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/index.ts';
 import type { AgentRecord } from './record.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export type AgentChanges = Partial<Pick<AgentRecord, 'name' | 'desc' | 'status' | 'ownerId' | 'ownerType' | 'serviceAccountUserId' | 'metadata' | 'config' | 'policy'>>;
 
@@ -14,6 +15,7 @@ export class AgentStore {
   }
 
   async get(id: string): Promise<AgentRecord | null> {
+    if (!isUuid(id)) return null;
     const { agents } = this.db.t;
     const rows = await this.db.read((q) => q.select().from(agents).where(eq(agents.id, id)));
     return (rows[0] as AgentRecord | undefined) ?? null;

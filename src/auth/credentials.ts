@@ -74,7 +74,8 @@ export class CredentialResolver {
     return claims ? this.principal(claims.sub) : null;
   }
 
-  private async principal(id: string): Promise<Principal | null> {
+  /** A principal by id, cached like credentials (the runtime resolves execution accounts this way). */
+  async principal(id: string): Promise<Principal | null> {
     let principal = this.principals.get(id);
     if (principal === undefined) {
       principal = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : null;

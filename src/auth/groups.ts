@@ -1,6 +1,7 @@
 // Groups: named sets of principals, usable as Agent owners (ownerType GROUP).
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/index.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export interface Group {
   id: string;
@@ -24,6 +25,7 @@ export class GroupStore {
   }
 
   async get(id: string): Promise<Group | null> {
+    if (!isUuid(id)) return null;
     const { groups, groupMembers } = this.db.t;
     return this.db.read(async (q) => {
       const rows = await q.select().from(groups).where(eq(groups.id, id));

@@ -4,6 +4,7 @@ import type { Database, Orm } from '../db/index.ts';
 import { ProblemError } from '../http/problem.ts';
 import { generateApiKey, hashApiKey } from './api-keys.ts';
 import type { Principal, PrincipalKind, Role } from './roles.ts';
+import { isUuid } from '../lib/ids.ts';
 
 export interface NewPrincipal {
   kind: Exclude<PrincipalKind, 'SYSTEM'>;
@@ -112,6 +113,7 @@ export class PrincipalStore {
   }
 
   async getKey(id: string): Promise<StoredKey | null> {
+    if (!isUuid(id)) return null;
     const { apiKeys } = this.db.t;
     const rows = await this.db.read((q) => q.select().from(apiKeys).where(eq(apiKeys.id, id)));
     return rows[0] ? toStoredKey(rows[0]) : null;
@@ -154,6 +156,7 @@ export class PrincipalStore {
 
 /** Loads a principal with its workspaces and groups inside an existing read or transaction. */
 export async function loadPrincipal(db: Database, q: Orm, id: string): Promise<Principal | null> {
+  if (!isUuid(id)) return null;
   const { principals, memberships, groupMembers } = db.t;
   const rows = await q.select().from(principals).where(eq(principals.id, id));
   const row = rows[0];

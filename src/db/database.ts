@@ -2,6 +2,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import type * as tables from './schema/sqlite.ts';
+import type { SqlRunner } from '../query/types.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Tables = typeof tables;
@@ -22,8 +23,10 @@ export interface Database {
   read<T>(fn: (q: Orm) => Promise<T>): Promise<T>;
   /** Runs `fn` in one transaction; rolled back when it throws. Never nest, never await non-database work inside. */
   write<T>(fn: (q: Orm) => Promise<T>): Promise<T>;
-  /** Raw SQL for the list engine: rows as the driver returns them. */
+  /** Raw SQL: rows as the driver returns them. */
   all(query: SQL): Promise<Record<string, unknown>[]>;
+  /** The list engine's runner over this database (on SQLite, serialised like everything else). */
+  readonly runner: SqlRunner;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

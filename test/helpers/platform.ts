@@ -5,10 +5,13 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import { silentLogger } from '../../src/lib/log.ts';
+import { createExecutor } from '../../runtime/executor/index.ts';
+import type { Executor } from '../../runtime/executor/types.ts';
 
 export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
 
 export interface TestPlatform extends Platform {
+  executor: Executor;
   /** Calls the control plane in-process. `key` defaults to the bootstrap admin key. */
   call(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<Response>;
   json<T = Record<string, unknown>>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
@@ -17,7 +20,8 @@ export interface TestPlatform extends Platform {
 export async function startTestPlatform(env: Record<string, string> = {}, options: { postgresSchema?: string } = {}): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', ...env });
-  const platform = await createPlatform(config, silentLogger, options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {});
+  const executor = await createExecutor({ isolation: 'worker', log: () => {} });
+  const platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });
   const call: TestPlatform['call'] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? ADMIN_KEY : opts.key;
@@ -32,6 +36,11 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
   };
   return {
     ...platform,
+    executor,
+    async close() {
+      await platform.close();
+      await executor.close();
+    },
     call,
     async json(method, path, opts) {
       const response = await call(method, path, opts);

@@ -6,6 +6,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import type { SQL } from 'drizzle-orm';
 import * as pgTables from '../schema/pg.ts';
 import type { Database, Orm, Tables } from '../database.ts';
+import { postgresRunner } from '../../query/runners.ts';
 
 const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'pg');
 
@@ -34,6 +35,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return {
     dialect: 'postgres',
     t: pgTables as unknown as Tables,
+    runner: postgresRunner(client),
     read: (fn) => fn(q),
     write: (fn) => orm.transaction((tx) => fn(tx as unknown as Orm)),
     all: async (query: SQL) => Array.from(await orm.execute<Record<string, unknown>>(query)),

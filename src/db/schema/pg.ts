@@ -1,5 +1,7 @@
 // Postgres tables (scale-out). Mirrors ./sqlite.ts column for column: ids as uuid,
-// timestamps as timestamptz(3), JSON and arrays as jsonb, booleans as boolean.
+// timestamps as timestamptz(3), JSON and arrays as jsonb, booleans as boolean. Generated from
+// sqlite.ts by scripts/mirror-pg-schema.sh; test/db/schema.test.ts checks they agree.
+import { sql } from 'drizzle-orm';
 import { pgTable, text, integer, boolean, jsonb, timestamp, uuid, primaryKey, index, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const id = (name: string) => uuid(name);
@@ -111,5 +113,128 @@ export const events = pgTable('events', {
 }, (t) => [
   uniqueIndex('events_run_seq_idx').on(t.runId, t.seq),
   index('events_run_type_idx').on(t.runId, t.type),
-  index('events_root_idx').on(t.rootRunId),
+  // Serves run-tree listings sorted by time (and plain rootRunId lookups by its prefix).
+  index('events_root_created_idx').on(t.rootRunId, t.createdAt),
 ]);
+
+// --- Components, deployments, Endpoints, the definition index, audit and statistics ------------
+
+export const components = pgTable('components', {
+  id: id('id').primaryKey(),
+  workspaceId: id('workspace_id').notNull().references(() => workspaces.id),
+  name: text('name').notNull(),
+  kind: text('kind').$type<'lowcode' | 'node' | 'json-validator'>().notNull(),
+  description: text('description'),
+  latestRevisionId: id('latest_revision_id'),
+  /** lowcode/json-validator: the latest active revision; node: the selected ready revision. */
+  activeRevisionId: id('active_revision_id'),
+  version: integer('version').notNull(),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+}, (t) => [index('components_workspace_idx').on(t.workspaceId, t.createdAt)]);
+
+export const componentRevisions = pgTable('component_revisions', {
+  id: id('id').primaryKey(),
+  componentId: id('component_id').notNull().references(() => components.id, { onDelete: 'cascade' }),
+  number: integer('number').notNull(),
+  digest: text('digest').notNull(),
+  status: text('status').$type<'active' | 'pending' | 'superseded'>().notNull(),
+  /** The canonical content: {elements} | {source, results} | {schema}. */
+  content: json<Record<string, unknown>>('content').notNull(),
+  /** node: the transpiled JavaScript module the executor loads. */
+  compiled: text('compiled'),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+}, (t) => [
+  uniqueIndex('component_revisions_number_idx').on(t.componentId, t.number),
+  index('component_revisions_digest_idx').on(t.componentId, t.digest),
+]);
+
+export const deployments = pgTable('deployments', {
+  id: id('id').primaryKey(),
+  componentId: id('component_id').notNull().references(() => components.id, { onDelete: 'cascade' }),
+  revisionId: id('revision_id').notNull().references(() => componentRevisions.id, { onDelete: 'cascade' }),
+  status: text('status').$type<'building' | 'ready' | 'failed'>().notNull(),
+  error: text('error'),
+  active: bool('active').notNull(),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+  readyAt: ts('ready_at'),
+}, (t) => [index('deployments_component_idx').on(t.componentId, t.createdAt)]);
+
+export const endpoints = pgTable('endpoints', {
+  id: id('id').primaryKey(),
+  workspaceId: id('workspace_id').notNull().references(() => workspaces.id),
+  name: text('name').notNull(),
+  description: text('description'),
+  method: text('method').notNull(),
+  path: text('path').notNull(),
+  /** Method + path with named segments blanked (`GET /orders/:`): equal shapes conflict. */
+  shape: text('shape').notNull(),
+  status: text('status').$type<'active' | 'disabled'>().notNull(),
+  componentId: id('component_id'),
+  /** The json-validator component of a component guard (denormalised for dependency lookups). */
+  guardComponentId: id('guard_component_id'),
+  /** Everything else of the definition (guard, response mode, policy, inputs, timeoutMs…). */
+  definition: json<Record<string, unknown>>('definition').notNull(),
+  contractStatus: json<Record<string, unknown>>('contract_status'),
+  version: integer('version').notNull(),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+}, (t) => [
+  index('endpoints_workspace_idx').on(t.workspaceId, t.createdAt),
+  index('endpoints_component_idx').on(t.componentId),
+  index('endpoints_guard_component_idx').on(t.guardComponentId),
+  // Two active definitions can never share a shape, whatever the race between activations.
+  uniqueIndex('endpoints_active_shape_idx').on(t.shape).where(sql`status = 'active'`),
+]);
+
+/** One row: the definition index version, bumped in the transaction of every runtime-affecting change. */
+export const indexState = pgTable('index_state', {
+  id: integer('id').primaryKey(),
+  version: integer('version').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+});
+
+export const audit = pgTable('audit', {
+  id: id('id').primaryKey(),
+  at: ts('at').notNull(),
+  /** `change` (control plane) or `invocation` (runtime). */
+  kind: text('kind').$type<'change' | 'invocation'>().notNull(),
+  action: text('action').notNull(),
+  actorId: id('actor_id'),
+  executionAccountId: id('execution_account_id'),
+  resourceType: text('resource_type').notNull(),
+  resourceId: id('resource_id'),
+  workspaceId: id('workspace_id'),
+  beforeVersion: integer('before_version'),
+  afterVersion: integer('after_version'),
+  status: integer('status'),
+  durationMs: integer('duration_ms'),
+  oid: text('oid'),
+  executionId: id('execution_id'),
+  details: json<Record<string, unknown>>('details'),
+}, (t) => [
+  index('audit_at_idx').on(t.at),
+  index('audit_resource_idx').on(t.resourceType, t.resourceId, t.at),
+  index('audit_actor_idx').on(t.actorId, t.at),
+]);
+
+export const endpointStats = pgTable('endpoint_stats', {
+  endpointId: id('endpoint_id').primaryKey(),
+  invocations: integer('invocations').notNull(),
+  status2xx: integer('status_2xx').notNull(),
+  status3xx: integer('status_3xx').notNull(),
+  status4xx: integer('status_4xx').notNull(),
+  status5xx: integer('status_5xx').notNull(),
+  lastInvokedAt: ts('last_invoked_at'),
+});
+
+/** Invocation counts per latency bucket (bounds in src/endpoints/statistics.ts); incremented atomically. */
+export const endpointLatency = pgTable('endpoint_latency', {
+  endpointId: id('endpoint_id').notNull(),
+  bucket: integer('bucket').notNull(),
+  count: integer('count').notNull(),
+}, (t) => [primaryKey({ columns: [t.endpointId, t.bucket] })]);

@@ -8,6 +8,7 @@ import type { SQL } from 'drizzle-orm';
 import * as tables from '../schema/sqlite.ts';
 import type { Database, Orm } from '../database.ts';
 import { Mutex } from '../../lib/mutex.ts';
+import { sqliteRunner } from '../../query/runners.ts';
 
 const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'sqlite');
 
@@ -36,7 +37,9 @@ export function openSqlite(file: string): Database {
   migrate(orm, { migrationsFolder: MIGRATIONS });
 
   const mutex = new Mutex();
+  const runner = sqliteRunner(client);
   return {
+    runner: { dialect: 'sqlite', all: (query) => mutex.run(() => runner.all(query)) },
     dialect: 'sqlite',
     t: tables,
     read: (fn) => mutex.run(() => fn(orm as Orm)),

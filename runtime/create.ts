@@ -1,0 +1,92 @@
+// Builds the endpoint runtime from its parts: index (with its sync), executor, recorder, invoker.
+import type { Config } from '../src/config.ts';
+import type { Database } from '../src/db/index.ts';
+import type { CredentialResolver } from '../src/auth/credentials.ts';
+import type { JwtService } from '../src/auth/jwt.ts';
+import type { Logger } from '../src/lib/log.ts';
+import { createRedis } from '../src/lib/redis.ts';
+import { EndpointStore } from '../src/endpoints/store.ts';
+import { TableComponentLookup } from '../src/endpoints/component-lookup.ts';
+import { buildIndexSnapshot } from '../src/endpoints/index-snapshot.ts';
+import { currentIndexVersion } from '../src/endpoints/index-version.ts';
+import type { LocalIndexPublisher } from '../src/endpoints/publishers.ts';
+import type { Executor } from './executor/types.ts';
+import { IndexHolder } from './index/holder.ts';
+import { IndexSync } from './index/sync.ts';
+import { InvocationRecorder } from './recorder.ts';
+import { PlatformCaller } from './platform-call.ts';
+import { Invoker } from './invoke.ts';
+import { runtimeFetch, type RuntimeReadiness } from './server.ts';
+
+export interface RuntimeOptions {
+  config: Config;
+  db: Database;
+  credentials: CredentialResolver;
+  jwt: JwtService;
+  executor: Executor;
+  log: Logger;
+  /** Embedded mode: in-process publication and the in-process control plane for api.platform. */
+  embedded?: { publisher: LocalIndexPublisher; controlPlane: (request: Request) => Promise<Response> | Response };
+  pollMs?: number;
+}
+
+export interface Runtime {
+  fetch: (request: Request) => Promise<Response>;
+  index: IndexHolder;
+  recorder: InvocationRecorder;
+  readiness: () => Promise<RuntimeReadiness>;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
+  const store = new EndpointStore(o.db);
+  const lookup = new TableComponentLookup(o.db);
+  const index = new IndexHolder(o.log);
+  const redis = o.config.REDIS_URL
+    ? { client: createRedis(o.config.REDIS_URL, o.log, 'runtime-index'), subscriber: createRedis(o.config.REDIS_URL, o.log, 'runtime-index-sub') }
+    : undefined;
+  const sync = new IndexSync({
+    holder: index,
+    fromDatabase: () => buildIndexSnapshot(o.db, store, lookup),
+    databaseVersion: () => currentIndexVersion(o.db),
+    local: o.embedded ? (listener) => o.embedded!.publisher.subscribe(listener) : undefined,
+    redis,
+    pollMs: o.pollMs,
+    log: o.log,
+  });
+  await sync.start();
+
+  const recorder = new InvocationRecorder(o.db, o.log);
+  const platform = new PlatformCaller({ jwt: o.jwt, baseUrl: o.config.BASE_URL, handle: o.embedded?.controlPlane });
+  const invoker = new Invoker({ index, credentials: o.credentials, executor: o.executor, recorder, platform, log: o.log });
+
+  const readiness = async (): Promise<RuntimeReadiness> => {
+    const database = await o.db.ping();
+    const idx = index.health();
+    const executor = o.executor.status();
+    const syncHealth = sync.health();
+    // Serving the last good index is still serving: readiness needs an index and executor hosts.
+    const ready = idx.loaded && (executor.isolation === 'worker' || executor.hostsReady > 0);
+    return {
+      ready,
+      checks: {
+        database,
+        index: { ...idx, sync: syncHealth, stale: !database || syncHealth.redisConnected === false },
+        executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal },
+      },
+    };
+  };
+
+  return {
+    fetch: runtimeFetch(invoker, readiness),
+    index,
+    recorder,
+    readiness,
+    async close() {
+      await sync.stop();
+      await recorder.close();
+      redis?.client.disconnect();
+      redis?.subscriber.disconnect();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// What a host observes about its own confinement, sent in its hello. The server reports a sandbox
+// layer only when a running host saw it from the inside, so status() never claims more than is true.
+import { readFileSync, readlinkSync } from 'node:fs';
+
+export interface HostHello {
+  pid: number;
+  uid: number;
+  /** The uid as the parent user namespace sees it (differs from `uid` inside a user namespace). */
+  outerUid: number;
+  envCount: number;
+  /** Namespace links such as 'net:[4026531840]'; the server compares them with its own. */
+  netNs: string | null;
+  pidNs: string | null;
+  /** Soft address-space limit in bytes, null when unlimited. */
+  addressSpaceLimit: number | null;
+  noNewPrivs: boolean;
+}
+
+function read(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export function namespaceOf(kind: 'net' | 'pid'): string | null {
+  try {
+    return readlinkSync(`/proc/self/ns/${kind}`);
+  } catch {
+    return null;
+  }
+}
+
+/** Maps a uid through /proc/self/uid_map ("inside outside count" ranges) to the parent namespace. */
+function outerUid(uid: number): number {
+  for (const row of read('/proc/self/uid_map').split('\n')) {
+    const [inside, outside, count] = row.trim().split(/\s+/).map(Number);
+    if (inside === undefined || outside === undefined || count === undefined) continue;
+    if (uid >= inside && uid < inside + count) return outside + (uid - inside);
+  }
+  return -1;
+}
+
+export function selfReport(): HostHello {
+  const limit = /^Max address space\s+(\S+)/m.exec(read('/proc/self/limits'))?.[1];
+  const uid = process.getuid?.() ?? -1;
+  return {
+    pid: process.pid,
+    uid,
+    outerUid: outerUid(uid),
+    envCount: Object.keys(process.env).length,
+    netNs: namespaceOf('net'),
+    pidNs: namespaceOf('pid'),
+    addressSpaceLimit: limit === undefined || limit === 'unlimited' ? null : Number(limit),
+    noNewPrivs: /^NoNewPrivs:\s+1/m.test(read('/proc/self/status')),
+  };
+}

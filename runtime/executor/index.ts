@@ -1,0 +1,70 @@
+// The executor: runs component code (lowcode elements or a node module) in Bun Workers, inside
+// sandboxed host processes (`process`, the default) or inside the server (`worker`, trusted code
+// only). This module is the only door other parts of the runtime use.
+import {
+  DEFAULT_HOSTS,
+  DEFAULT_MEMORY_MB,
+  maxWorkersPerHost,
+} from './limits.ts';
+import { assembleExecutor } from './server/executor.ts';
+import { startInProcessHost } from './server/inprocess-host.ts';
+import { commonLayers, NO_LAYERS } from './server/layers.ts';
+import { spawnProcessHost } from './server/process-host.ts';
+import { planSandbox } from './server/sandbox.ts';
+import type { Executor, ExecutorOptions } from './types.ts';
+
+export type {
+  CodeRevision,
+  ComponentInput,
+  ComponentResult,
+  CurrentUser,
+  ExecutionFailureCode,
+  ExecutionOutcome,
+  ExecutionRequest,
+  Executor,
+  ExecutorOptions,
+  ExecutorStatus,
+  PlatformCall,
+  PlatformReply,
+  SandboxLayers,
+  VerifyOutcome,
+} from './types.ts';
+export { RESULT_LIMIT_BYTES } from './limits.ts';
+
+/** Starts the executor with its hosts warm; rejects if no host can be started at all. */
+export async function createExecutor(options: ExecutorOptions): Promise<Executor> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB;
+
+  if (options.isolation === 'worker') {
+    log('executor: isolation=worker runs component code in Workers inside the server process; this is unsafe for untrusted code');
+    return assembleExecutor({
+      isolation: 'worker',
+      hosts: 1,
+      maxWorkersPerHost: 64,
+      workerIdleMs: options.workerIdleMs,
+      verifyTimeoutMs: options.verifyTimeoutMs,
+      launch: async (name, events) => startInProcessHost(name, events, log),
+      layers: () => ({ ...NO_LAYERS }),
+      log,
+    });
+  }
+
+  const plan = planSandbox({ memoryMb, privateCopy: options.privateCopy ?? false });
+  for (const missing of plan.missing) log(`executor: sandbox layer unavailable: ${missing}`);
+  const executor = await assembleExecutor({
+    isolation: 'process',
+    hosts: Math.max(1, options.hosts ?? DEFAULT_HOSTS),
+    maxWorkersPerHost: maxWorkersPerHost(memoryMb),
+    workerIdleMs: options.workerIdleMs,
+    verifyTimeoutMs: options.verifyTimeoutMs,
+    launch: (name, events) => spawnProcessHost(plan.argv, name, events, log),
+    layers: commonLayers,
+    log,
+    cleanup: plan.cleanup,
+  });
+  const { layers, hostsReady, hostsTotal } = executor.status();
+  const inForce = Object.entries(layers).map(([k, v]) => `${k}=${v ? 'yes' : 'NO'}`).join(' ');
+  log(`executor: isolation=process, ${hostsReady}/${hostsTotal} hosts ready, layers: ${inForce}`);
+  return executor;
+}

@@ -1,0 +1,54 @@
+// Limits and timings of the executor, in one place so the server, hosts and Workers agree.
+
+/** Serialized results (or an api.throw body) above this are refused with RESULT_TOO_LARGE (DESIGN §8). */
+export const RESULT_LIMIT_BYTES = 1024 * 1024;
+
+/** api.log output kept per invocation; beyond it lines are dropped and a marker is appended. */
+export const LOG_LIMIT_LINES = 200;
+export const LOG_LIMIT_BYTES = 64 * 1024;
+export const LOG_LINE_LIMIT_CHARS = 8 * 1024;
+
+/** Component error messages are cut here; they reach HTTP clients. */
+export const ERROR_MESSAGE_LIMIT_CHARS = 2000;
+
+/** Longest line a host may send; a host exceeding it is treated as broken and killed. */
+export const HOST_LINE_LIMIT_CHARS = 4 * RESULT_LIMIT_BYTES;
+
+/** Deadlines are clamped into this range (DESIGN §8 caps Endpoint timeouts at 60 s). */
+export const MIN_TIMEOUT_MS = 1;
+export const MAX_TIMEOUT_MS = 600_000;
+
+/** After a deadline the Worker is terminated; if its host does not confirm within this, the host is killed. */
+export const WORKER_STOP_GRACE_MS = 1000;
+
+/** A stopping host gets this long to exit after the stop message before SIGKILL. */
+export const HOST_STOP_GRACE_MS = 500;
+
+/** A starting host must say hello within this. */
+export const HOST_START_TIMEOUT_MS = 15_000;
+
+/** verify() loads a module; top-level code that runs longer than this fails the deployment. */
+export const VERIFY_TIMEOUT_MS = 10_000;
+
+/**
+ * Concurrent invocations one Worker takes; more go to another host or wait in the queue. It also
+ * bounds how many invocations fail with 502 when a Worker is terminated for passing a deadline.
+ */
+export const MAX_CONCURRENT_PER_WORKER = 64;
+
+/**
+ * Address space added on top of `memoryMb` for the host's limit. Measured here with Bun 1.4.4:
+ * JavaScriptCore reserves its JIT pools up front; under ~2.2 GiB of address space it silently runs
+ * without JIT (component code 3–15× slower), between 2.2 and 2.3 GiB Bun aborts at start, and at
+ * memoryMb + 2 GiB a memory bomb ends in a catchable RangeError after about memoryMb of heap.
+ */
+export const JIT_HEADROOM_MB = 2048;
+
+/** Bun Workers reserve ~70 MB of address space each, so a host's Worker count follows its memory limit. */
+export function maxWorkersPerHost(memoryMb: number): number {
+  return Math.max(2, Math.min(32, Math.floor(memoryMb / 128)));
+}
+
+export const DEFAULT_HOSTS = 2;
+export const DEFAULT_MEMORY_MB = 1024;
+export const DEFAULT_WORKER_IDLE_MS = 60_000;

@@ -1,0 +1,80 @@
+// Narrows what a host sends back (untrusted: it ran component code) into typed outcomes.
+// Anything malformed becomes an explicit EXECUTOR_CRASHED failure rather than a guess.
+import { LOG_LIMIT_BYTES, RESULT_LIMIT_BYTES } from '../limits.ts';
+import type { ComponentResult, ExecutionFailureCode, ExecutionOutcome, VerifyOutcome } from '../types.ts';
+
+const FAILURE_CODES: ReadonlySet<string> = new Set<ExecutionFailureCode>([
+  'COMPONENT_ERROR',
+  'EXECUTOR_CRASHED',
+  'EXECUTOR_RESOURCE_LIMIT',
+  'RESULT_TOO_LARGE',
+  'EXECUTION_TIMEOUT',
+]);
+
+/** Results, logs and JSON punctuation together can never honestly exceed this. */
+const MAX_REPLY_CHARS = RESULT_LIMIT_BYTES + 2 * LOG_LIMIT_BYTES + 64 * 1024;
+
+export function failure(status: 500 | 502 | 504, code: ExecutionFailureCode, message: string): ExecutionOutcome {
+  return { kind: 'failed', status, code, message };
+}
+
+const malformed = (): ExecutionOutcome => failure(502, 'EXECUTOR_CRASHED', 'the executor host sent a malformed reply');
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isLogs(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((l) => typeof l === 'string');
+}
+
+export function decodeOutcome(json: string): ExecutionOutcome {
+  if (json.length > MAX_REPLY_CHARS) {
+    return failure(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return malformed();
+  }
+  if (!isRecord(raw)) return malformed();
+  switch (raw.kind) {
+    case 'results': {
+      const { results, logs } = raw;
+      if (!Array.isArray(results) || !isLogs(logs)) return malformed();
+      for (const r of results as unknown[]) {
+        if (!isRecord(r) || typeof r.name !== 'string' || typeof r.visible !== 'boolean') return malformed();
+      }
+      return { kind: 'results', results: results as ComponentResult[], logs };
+    }
+    case 'thrown': {
+      const { status, logs } = raw;
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599 || !isLogs(logs)) {
+        return malformed();
+      }
+      return { kind: 'thrown', status, body: raw.body, logs };
+    }
+    case 'failed': {
+      const { status, code, message } = raw;
+      if ((status !== 500 && status !== 502 && status !== 504) || typeof code !== 'string' || !FAILURE_CODES.has(code)) {
+        return malformed();
+      }
+      return failure(status, code as ExecutionFailureCode, typeof message === 'string' ? message : '');
+    }
+    default:
+      return malformed();
+  }
+}
+
+export function decodeVerify(json: string): VerifyOutcome {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return { ok: false, error: 'the executor host sent a malformed reply' };
+  }
+  if (isRecord(raw) && raw.kind === 'verified' && raw.ok === true) return { ok: true };
+  if (isRecord(raw) && raw.kind === 'verified' && typeof raw.error === 'string') return { ok: false, error: raw.error };
+  return { ok: false, error: 'the executor host sent a malformed reply' };
+}

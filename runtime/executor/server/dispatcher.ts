@@ -1,0 +1,307 @@
+// Places invocations on hosts and sees them through: picks a host (the revision's Worker warm,
+// least loaded), queues briefly when none can take it, enforces deadlines (answer 504, terminate
+// the Worker, kill the host if the Worker will not stop), serves api.platform calls, and turns
+// every host death into explicit failures. Never retries.
+import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, WORKER_STOP_GRACE_MS } from '../limits.ts';
+import type { CodeRevision, ExecutionOutcome, ExecutionRequest, VerifyOutcome } from '../types.ts';
+import { eachLine, field, line, payload } from '../wire/lines.ts';
+import { decodeOutcome, decodeVerify, failure } from './decode.ts';
+import type { HostExit, HostLink } from './host-link.ts';
+import { idleVictim, pickHost, type HostEntry, type Loaded } from './placement.ts';
+import { servePlatformCall } from './platform-relay.ts';
+import { RevisionRegistry, type RevisionEntry } from './revisions.ts';
+
+export type { HostEntry } from './placement.ts';
+
+interface Base {
+  id: number;
+  entry: RevisionEntry;
+  host: HostEntry | null;
+  loaded: Loaded | null;
+  /** performance.now() value after which the invocation has failed its deadline. */
+  deadline: number;
+  answered: boolean;
+  queued: boolean;
+  timeoutMs: number;
+}
+interface RunPending extends Base {
+  kind: 'run';
+  request: ExecutionRequest;
+  resolve: (outcome: ExecutionOutcome) => void;
+}
+interface VerifyPending extends Base {
+  kind: 'verify';
+  resolve: (outcome: VerifyOutcome) => void;
+}
+type Pending = RunPending | VerifyPending;
+
+/** Deadline resolution. */
+const SWEEP_MS = 10;
+
+export interface DispatcherOptions {
+  maxWorkersPerHost: number;
+  verifyTimeoutMs: number;
+  /** Why no host can be expected soon (starts keep failing), or null when waiting makes sense. */
+  unavailable: () => string | null;
+  log: (line: string) => void;
+}
+
+export class Dispatcher {
+  readonly hosts: HostEntry[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private queue: Pending[] = [];
+  private readonly revisions = new RevisionRegistry();
+  private nextId = 1;
+  private nextToken = 1;
+  /** Invocations whose caller has not been answered yet. */
+  private unanswered = 0;
+  private idleWaiters: (() => void)[] = [];
+  private sweep: Timer | undefined;
+
+  constructor(private readonly options: DispatcherOptions) {}
+
+  /** Hosts that take new work (not about to be killed for a Worker that would not stop). */
+  get readyHosts(): number {
+    let n = 0;
+    for (const host of this.hosts) if (host.killWatch.size === 0) n++;
+    return n;
+  }
+
+  /** Resolves once every invocation accepted so far has been answered. */
+  whenIdle(): Promise<void> {
+    if (this.unanswered === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
+    const { promise, resolve } = Promise.withResolvers<ExecutionOutcome>();
+    const timeoutMs = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, Math.floor(request.timeoutMs) || MIN_TIMEOUT_MS));
+    const p: RunPending = {
+      kind: 'run', id: this.nextId++, entry: this.revisions.entry(request.revision), host: null, loaded: null,
+      deadline: 0, answered: false, queued: false, timeoutMs, request, resolve,
+    };
+    this.start(p);
+    return promise;
+  }
+
+  verify(revision: CodeRevision): Promise<VerifyOutcome> {
+    const { promise, resolve } = Promise.withResolvers<VerifyOutcome>();
+    const p: VerifyPending = {
+      kind: 'verify', id: this.nextId++, entry: this.revisions.transient(revision), host: null, loaded: null,
+      deadline: 0, answered: false, queued: false, timeoutMs: this.options.verifyTimeoutMs, resolve,
+    };
+    this.start(p);
+    return promise;
+  }
+
+  addHost(link: HostLink): HostEntry {
+    const host: HostEntry = { link, inflight: 0, loaded: new Map(), killWatch: new Map() };
+    this.hosts.push(host);
+    this.drain();
+    return host;
+  }
+
+  /** The host is gone: everything it held fails now, explicitly. */
+  removeHost(host: HostEntry, exit: HostExit): void {
+    const index = this.hosts.indexOf(host);
+    if (index !== -1) this.hosts.splice(index, 1);
+    for (const timer of host.killWatch.values()) clearTimeout(timer);
+    host.killWatch.clear();
+    for (const loaded of host.loaded.values()) loaded.entry.hosts--;
+    host.loaded.clear();
+    const message = `the executor host stopped while running the component (${exit.reason})`;
+    for (const p of this.pending.values()) {
+      if (p.host !== host) continue;
+      this.pending.delete(p.id);
+      if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
+      else this.answer(p, failure(502, exit.outOfMemory ? 'EXECUTOR_RESOURCE_LIMIT' : 'EXECUTOR_CRASHED', message));
+    }
+    this.drain();
+  }
+
+  onLines(host: HostEntry, batch: string): void {
+    eachLine(batch, (text) => {
+      switch (text[0]) {
+        case 'D':
+          return this.done(host, field(text, 0), payload(text));
+        case 'C':
+          return this.platformCall(host, field(text, 0), payload(text));
+        case 'k':
+          return this.killAcknowledged(host, field(text, 0));
+      }
+    });
+    if (this.queue.length > 0) this.drain();
+  }
+
+  /** Stops Workers idle longer than `idleMs`; returns how many were stopped. */
+  evictIdle(now: number, idleMs: number): number {
+    let evicted = 0;
+    for (const host of this.hosts) {
+      for (const [key, loaded] of host.loaded) {
+        if (loaded.inflight === 0 && loaded.killToken === 0 && now - loaded.lastUsed > idleMs) {
+          this.unload(host, key, loaded);
+          evicted++;
+        }
+      }
+    }
+    this.revisions.forgetUnused(now, idleMs);
+    return evicted;
+  }
+
+  private start(p: Pending): void {
+    this.unanswered++;
+    p.deadline = performance.now() + p.timeoutMs;
+    // One periodic sweep instead of a timer per invocation: cheaper on the hot path, and a
+    // deadline is kept to within SWEEP_MS.
+    this.sweep ??= setInterval(this.expire, SWEEP_MS);
+    const host = pickHost(this.hosts, p.entry.key, this.options.maxWorkersPerHost);
+    if (host) return this.dispatch(p, host);
+    const reason = this.hosts.length === 0 ? this.options.unavailable() : null;
+    if (reason !== null) {
+      if (p.kind === 'verify') this.answer(p, { ok: false, error: reason });
+      else this.answer(p, failure(502, 'EXECUTOR_CRASHED', reason));
+      return;
+    }
+    p.queued = true;
+    this.queue.push(p);
+  }
+
+  private dispatch(p: Pending, host: HostEntry): void {
+    const key = p.entry.key;
+    let loaded = host.loaded.get(key);
+    if (!loaded) {
+      if (host.loaded.size >= this.options.maxWorkersPerHost) {
+        const victim = idleVictim(host);
+        if (victim) this.unload(host, victim[0], victim[1]);
+      }
+      loaded = { inflight: 0, lastUsed: 0, killToken: 0, entry: p.entry };
+      host.loaded.set(key, loaded);
+      p.entry.hosts++;
+      host.link.send(line('L', [key], p.entry.json));
+    }
+    loaded.inflight++;
+    loaded.lastUsed = performance.now();
+    host.inflight++;
+    p.host = host;
+    p.loaded = loaded;
+    this.pending.set(p.id, p);
+    if (p.kind === 'run') {
+      const { input, executionId, oid, currentUser } = p.request;
+      host.link.send(line('R', [p.id, key], JSON.stringify({ input, executionId, oid, currentUser })));
+    } else {
+      host.link.send(line('V', [p.id, key]));
+    }
+  }
+
+  private unload(host: HostEntry, key: number, loaded: Loaded): void {
+    host.loaded.delete(key);
+    loaded.entry.hosts--;
+    host.link.send(line('X', [key]));
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0) {
+      const p = this.queue[0]!;
+      const host = pickHost(this.hosts, p.entry.key, this.options.maxWorkersPerHost);
+      if (!host) return;
+      this.queue.shift();
+      p.queued = false;
+      this.dispatch(p, host);
+    }
+  }
+
+  private done(host: HostEntry, id: number, json: string): void {
+    const p = this.pending.get(id);
+    // Only the host an invocation was sent to may finish it.
+    if (!p || p.host !== host) return;
+    this.pending.delete(id);
+    host.inflight--;
+    const loaded = p.loaded!;
+    loaded.inflight--;
+    loaded.lastUsed = performance.now();
+    if (p.kind === 'verify') {
+      // The host drops a verification Worker and its source by itself once it has answered.
+      if (host.loaded.get(p.entry.key) === loaded && loaded.killToken === 0) {
+        host.loaded.delete(p.entry.key);
+        p.entry.hosts--;
+      }
+      this.answer(p, decodeVerify(json));
+    } else {
+      this.answer(p, decodeOutcome(json));
+    }
+  }
+
+  private answer(p: RunPending, outcome: ExecutionOutcome): void;
+  private answer(p: VerifyPending, outcome: VerifyOutcome): void;
+  private answer(p: Pending, outcome: ExecutionOutcome | VerifyOutcome): void {
+    if (p.answered) return;
+    p.answered = true;
+    if (p.kind === 'run') p.resolve(outcome as ExecutionOutcome);
+    else p.resolve(outcome as VerifyOutcome);
+    if (--this.unanswered === 0) {
+      clearInterval(this.sweep);
+      this.sweep = undefined;
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  private readonly expire = (): void => {
+    const now = performance.now();
+    for (const p of this.pending.values()) if (!p.answered && p.deadline <= now) this.deadlineFor(p);
+    if (this.queue.length > 0) for (const p of [...this.queue]) if (p.deadline <= now) this.deadlineFor(p);
+  };
+
+  private deadlineFor(p: Pending): void {
+    if (p.answered) return;
+    if (p.queued) {
+      this.queue.splice(this.queue.indexOf(p), 1);
+      p.queued = false;
+      const message = `no executor host became available within ${p.timeoutMs} ms`;
+      if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
+      else this.answer(p, failure(504, 'EXECUTION_TIMEOUT', message));
+      return;
+    }
+    if (p.kind === 'verify') this.answer(p, { ok: false, error: `loading the module did not finish within ${p.timeoutMs} ms` });
+    else this.answer(p, failure(504, 'EXECUTION_TIMEOUT', `the component did not finish within ${p.timeoutMs} ms`));
+    // The invocation stays pending until its host reports the Worker gone, so load accounting stays exact.
+    const host = p.host!;
+    const loaded = p.loaded!;
+    if (loaded.killToken !== 0) return;
+    const token = this.nextToken++;
+    loaded.killToken = token;
+    host.killWatch.set(
+      token,
+      setTimeout(() => {
+        this.options.log(`executor: ${host.link.name} killed: a Worker did not stop within ${WORKER_STOP_GRACE_MS} ms of its deadline`);
+        host.link.kill('a Worker did not stop after its deadline');
+      }, WORKER_STOP_GRACE_MS),
+    );
+    host.link.send(line('K', [p.entry.key, token]));
+  }
+
+  private killAcknowledged(host: HostEntry, token: number): void {
+    const timer = host.killWatch.get(token);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    host.killWatch.delete(token);
+    for (const loaded of host.loaded.values()) if (loaded.killToken === token) loaded.killToken = 0;
+    this.drain();
+  }
+
+  private platformCall(host: HostEntry, id: number, json: string): void {
+    const p = this.pending.get(id);
+    if (!p || p.host !== host || p.kind !== 'run') return;
+    servePlatformCall(p.request, !p.answered, json, (call, message) => {
+      if (this.pending.get(id) !== p) return; // finished, or its host died meanwhile
+      let text: string;
+      try {
+        text = JSON.stringify({ call, ...message });
+      } catch {
+        text = JSON.stringify({ call, error: 'the platform reply is not JSON-serializable' });
+      }
+      host.link.send(line('P', [id], text));
+    }, this.options.log);
+  }
+}

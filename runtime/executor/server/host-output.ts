@@ -1,0 +1,54 @@
+// Forwards a host's stdout/stderr (component console output, Bun crash reports) to the server
+// log, line by line and rate-limited so a chatty component cannot flood it, and remembers the
+// tail of stderr to tell an out-of-memory crash from any other.
+import type { Subprocess } from 'bun';
+
+const LINES_PER_SECOND = 20;
+const LINE_CHARS = 1000;
+const STDERR_TAIL_CHARS = 8 * 1024;
+
+export interface HostOutput {
+  done: Promise<void>;
+  sawOutOfMemory(): boolean;
+}
+
+export function pumpOutput(
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>,
+  name: string,
+  log: (line: string) => void,
+): HostOutput {
+  let tail = '';
+  let windowStart = 0;
+  let inWindow = 0;
+  let dropped = 0;
+  const emit = (text: string): void => {
+    const now = Date.now();
+    if (now - windowStart >= 1000) {
+      if (dropped > 0) log(`[${name}] … ${dropped} lines of output dropped`);
+      windowStart = now;
+      inWindow = 0;
+      dropped = 0;
+    }
+    if (++inWindow <= LINES_PER_SECOND) log(`[${name}] ${text.slice(0, LINE_CHARS)}`);
+    else dropped++;
+  };
+  const pump = async (stream: ReadableStream<Uint8Array>, tap: (text: string) => void): Promise<void> => {
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      tap(text);
+      const parts = (rest + text).split('\n');
+      rest = parts.pop() ?? '';
+      for (const part of parts) emit(part);
+    }
+    if (rest) emit(rest);
+  };
+  const done = Promise.all([
+    pump(proc.stdout, () => {}),
+    pump(proc.stderr, (text) => {
+      tail = (tail + text).slice(-STDERR_TAIL_CHARS);
+    }),
+  ]).then(() => {});
+  return { done, sawOutOfMemory: () => /out of memory|OutOfMemory|bad_alloc/i.test(tail) };
+}

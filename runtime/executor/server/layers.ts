@@ -1,0 +1,37 @@
+// Which sandbox layers are really in force, judged from what the hosts saw from the inside
+// compared with the server's own view. Nothing here is assumed from the command line.
+import type { HostHello } from '../host/self-report.ts';
+import { namespaceOf } from '../host/self-report.ts';
+import type { SandboxLayers } from '../types.ts';
+
+export const NO_LAYERS: SandboxLayers = {
+  emptyEnv: false,
+  unprivilegedUser: false,
+  pidNamespace: false,
+  networkNamespace: false,
+  addressSpaceLimit: false,
+  noNewPrivileges: false,
+};
+
+const serverView = { netNs: namespaceOf('net'), pidNs: namespaceOf('pid'), uid: process.getuid?.() ?? -1 };
+
+export function observedLayers(hello: HostHello): SandboxLayers {
+  return {
+    emptyEnv: hello.envCount === 0,
+    // Unprivileged means: not root, and not the server's own user, as the server's namespace sees it.
+    unprivilegedUser: hello.outerUid > 0 && hello.outerUid !== serverView.uid,
+    pidNamespace: hello.pid === 1 && hello.pidNs !== null && hello.pidNs !== serverView.pidNs,
+    networkNamespace: hello.netNs !== null && hello.netNs !== serverView.netNs,
+    addressSpaceLimit: hello.addressSpaceLimit !== null,
+    noNewPrivileges: hello.noNewPrivs,
+  };
+}
+
+/** A layer counts only if every host has it. */
+export function commonLayers(hellos: HostHello[]): SandboxLayers {
+  if (hellos.length === 0) return { ...NO_LAYERS };
+  const all = hellos.map(observedLayers);
+  const out = { ...NO_LAYERS };
+  for (const key of Object.keys(out) as (keyof SandboxLayers)[]) out[key] = all.every((l) => l[key]);
+  return out;
+}

@@ -1,0 +1,111 @@
+// Public types of the executor: what the runtime hands in for one invocation and what it gets back.
+import type { ProblemCode } from '../../src/http/problem.ts';
+
+/** What `api.input()` returns inside component code. */
+export interface ComponentInput {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  /** Already sanitized by the runtime: no authorization, cookies or platform-internal headers. */
+  headers: Record<string, string>;
+  inputs: Record<string, unknown>;
+  agentTool?: { entrypoint: string; inputs: Record<string, unknown>; args: unknown };
+}
+
+/** What `api.currentUser()` returns. */
+export interface CurrentUser {
+  id: string;
+  kind: 'USER' | 'SERVICE_ACCOUNT' | 'SYSTEM';
+  name: string;
+  roles: string[];
+}
+
+/** An immutable component revision; `id` identifies its content (Workers are reused per id). */
+export type CodeRevision =
+  | { id: string; kind: 'lowcode'; elements: { name: string; code: string; visible: boolean }[] }
+  | { id: string; kind: 'node'; source: string /* JavaScript ESM, already transpiled from TS by the control plane */ };
+
+export interface PlatformCall {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+export interface PlatformReply {
+  status: number;
+  body: unknown;
+}
+
+export interface ExecutionRequest {
+  revision: CodeRevision;
+  input: ComponentInput;
+  executionId: string;
+  oid: string;
+  currentUser: CurrentUser;
+  /** Deadline for this invocation, counted from the call to `execute` (time spent queued included). */
+  timeoutMs: number;
+  /** Serves api.platform(method, path, body) on the server side, as the execution identity. */
+  platform?: (call: PlatformCall) => Promise<PlatformReply>;
+}
+
+export interface ComponentResult {
+  name: string;
+  value: unknown;
+  visible: boolean;
+}
+
+/** The problem codes an execution can fail with; a subset of `ProblemCode`, so switches stay exhaustive. */
+export type ExecutionFailureCode = Extract<
+  ProblemCode,
+  'COMPONENT_ERROR' | 'EXECUTOR_CRASHED' | 'EXECUTOR_RESOURCE_LIMIT' | 'RESULT_TOO_LARGE' | 'EXECUTION_TIMEOUT'
+>;
+
+export type ExecutionOutcome =
+  | { kind: 'results'; results: ComponentResult[]; logs: string[] }
+  | { kind: 'thrown'; status: number; body: unknown; logs: string[] }
+  | { kind: 'failed'; status: 500 | 502 | 504; code: ExecutionFailureCode; message: string };
+
+export type VerifyOutcome = { ok: true } | { ok: false; error: string };
+
+/** Sandbox layers; each is reported true only when a running host observed it on itself. */
+export interface SandboxLayers {
+  emptyEnv: boolean;
+  unprivilegedUser: boolean;
+  pidNamespace: boolean;
+  networkNamespace: boolean;
+  addressSpaceLimit: boolean;
+  noNewPrivileges: boolean;
+}
+
+export interface ExecutorStatus {
+  isolation: 'process' | 'worker';
+  layers: SandboxLayers;
+  hostsReady: number;
+  hostsTotal: number;
+}
+
+export interface Executor {
+  execute(request: ExecutionRequest): Promise<ExecutionOutcome>;
+  /** Deployment check: load a revision in the sandbox; a node module's default export must be a function. */
+  verify(revision: CodeRevision): Promise<VerifyOutcome>;
+  status(): ExecutorStatus;
+  /** Refuses new work, lets in-flight invocations finish (each is bounded by its deadline), then stops the hosts. */
+  close(): Promise<void>;
+}
+
+export interface ExecutorOptions {
+  isolation: 'process' | 'worker';
+  /** Number of sandboxed host processes (process isolation). Default 2. */
+  hosts?: number;
+  /** Address-space limit of each host in MiB (process isolation). Default 1024. */
+  memoryMb?: number;
+  /** A revision's Worker idle this long is stopped (its host keeps nothing of it). Default 60000. */
+  workerIdleMs?: number;
+  /** How long verify() lets a module's top-level code run. Default 10000. */
+  verifyTimeoutMs?: number;
+  /** Always run hosts from a private copy of Bun and the host program, even when the checkout is readable. */
+  privateCopy?: boolean;
+  log?: (line: string) => void;
+}

@@ -1,0 +1,91 @@
+// Worker entry: serves the invocations of exactly one revision, speaking the line protocol with
+// its host (or, in worker isolation, with the server). The first line is always the revision (L).
+import type { CodeRevision } from '../types.ts';
+import { eachLine, field, line, payload } from '../wire/lines.ts';
+import { compileRevision, describe, type Runner } from './compile.ts';
+import { Invocation, type RunRequest } from './invocation.ts';
+import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts';
+
+let runner: Promise<Runner> | undefined;
+const live = new Map<number, Invocation>();
+
+let outbox: string[] = [];
+function send(text: string): void {
+  if (outbox.push(text) === 1) setImmediate(flush);
+}
+function flush(): void {
+  const batch = outbox.join('\n');
+  outbox = [];
+  postMessage(batch);
+}
+
+async function run(id: number, json: string): Promise<void> {
+  let inv: Invocation | undefined;
+  let out: string;
+  let outOfMemory = false;
+  try {
+    const request = JSON.parse(json) as RunRequest;
+    inv = new Invocation(request, (call, method, path, body) =>
+      send(line('C', [id], JSON.stringify({ call, method, path, body }))),
+    );
+    live.set(id, inv);
+    if (!runner) throw new Error('no revision loaded');
+    const run = await runner;
+    await run(inv);
+    out = encodeSuccess(inv);
+  } catch (err) {
+    outOfMemory = isOutOfMemory(err);
+    out = inv ? encodeError(inv, err) : failed(500, 'COMPONENT_ERROR', describe(err));
+  }
+  live.delete(id);
+  send(line('D', [id], out));
+  if (outOfMemory) send(line('O', []));
+}
+
+async function verify(id: number): Promise<void> {
+  let out: string;
+  try {
+    if (!runner) throw new Error('no revision loaded');
+    await runner;
+    out = '{"kind":"verified","ok":true}';
+  } catch (err) {
+    out = JSON.stringify({ kind: 'verified', ok: false, error: describe(err) });
+  }
+  send(line('D', [id], out));
+}
+
+function platformReply(id: number, json: string): void {
+  const inv = live.get(id);
+  if (!inv) return;
+  const reply = JSON.parse(json) as { call: number; status?: unknown; body?: unknown; error?: unknown };
+  inv.platformReply(reply.call, reply);
+}
+
+function handle(text: string): void {
+  switch (text[0]) {
+    case 'L': {
+      runner = compileRevision(JSON.parse(payload(text)) as CodeRevision);
+      runner.catch(() => {}); // reported per invocation
+      break;
+    }
+    case 'R':
+      void run(field(text, 0), payload(text));
+      break;
+    case 'V':
+      void verify(field(text, 0));
+      break;
+    case 'P':
+      platformReply(field(text, 0), payload(text));
+      break;
+  }
+}
+
+addEventListener('message', (event) => {
+  const data: unknown = (event as MessageEvent).data;
+  if (typeof data === 'string') eachLine(data, handle);
+});
+
+// Errors that escape an invocation (a stray timer, an unawaited promise) cannot be attributed to
+// one; keep the Worker serving the others instead of letting one stray error end them all.
+addEventListener('error', (event) => event.preventDefault());
+addEventListener('unhandledrejection', (event) => event.preventDefault());

@@ -1,0 +1,111 @@
+// One invocation inside a Worker: the `api` object component code sees, and what it records
+// (results in order, logs, an api.throw) until the outcome is encoded.
+import type { ComponentInput, CurrentUser, PlatformReply } from '../types.ts';
+import { LOG_LIMIT_BYTES, LOG_LIMIT_LINES, LOG_LINE_LIMIT_CHARS } from '../limits.ts';
+
+/** What the server sends with each run line. */
+export interface RunRequest {
+  input: ComponentInput;
+  executionId: string;
+  oid: string;
+  currentUser: CurrentUser;
+}
+
+/** The object handed to component code; identical for lowcode and node components. */
+export interface ComponentApi {
+  input(): ComponentInput;
+  result(name: string, value: unknown, options?: { visible?: boolean }): void;
+  throw(status: number, body?: unknown): never;
+  currentUser(): CurrentUser;
+  log(...args: unknown[]): void;
+  platform(method: string, path: string, body?: unknown): Promise<PlatformReply>;
+  readonly executionId: string;
+  readonly oid: string;
+}
+
+/** Thrown by api.throw to unwind the component; recognised by identity, so user errors cannot fake it. */
+export class ThrowSignal {
+  constructor(readonly status: number, readonly body: unknown) {}
+}
+
+type PlatformSender = (call: number, method: string, path: string, body: unknown) => void;
+
+export class Invocation {
+  /** Insertion-ordered results; a name set again keeps its place and takes the new value. */
+  readonly results = new Map<string, { value: unknown; visible: boolean }>();
+  /** The `results` argument of lowcode elements: results so far by name. */
+  readonly resultsByName: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  readonly logs: string[] = [];
+  thrown: ThrowSignal | undefined;
+  private logBytes = 0;
+  private logsTruncated = false;
+  private nextCall = 1;
+  private readonly calls = new Map<number, { resolve: (r: PlatformReply) => void; reject: (e: Error) => void }>();
+  readonly api: ComponentApi;
+
+  constructor(readonly request: RunRequest, sendPlatform: PlatformSender) {
+    const self = this;
+    this.api = Object.freeze({
+      input: () => request.input,
+      result(name: string, value: unknown, options?: { visible?: boolean }) {
+        if (typeof name !== 'string' || name.length === 0) throw new TypeError('api.result: name must be a non-empty string');
+        self.setResult(name, value, options?.visible !== false);
+      },
+      throw(status: number, body?: unknown): never {
+        if (!Number.isInteger(status) || status < 100 || status > 599) {
+          throw new TypeError('api.throw: status must be an integer HTTP status between 100 and 599');
+        }
+        // The first api.throw decides the outcome even if the component catches the signal.
+        self.thrown ??= new ThrowSignal(status, body);
+        throw self.thrown;
+      },
+      currentUser: () => ({ ...request.currentUser, roles: [...request.currentUser.roles] }),
+      log: (...args: unknown[]) => self.log(args),
+      platform(method: string, path: string, body?: unknown): Promise<PlatformReply> {
+        if (typeof method !== 'string' || typeof path !== 'string') {
+          return Promise.reject(new TypeError('api.platform(method, path, body?): method and path must be strings'));
+        }
+        const call = self.nextCall++;
+        return new Promise<PlatformReply>((resolve, reject) => {
+          self.calls.set(call, { resolve, reject });
+          try {
+            sendPlatform(call, method, path, body);
+          } catch (err) {
+            // e.g. a body that JSON cannot represent
+            self.calls.delete(call);
+            reject(err);
+          }
+        });
+      },
+      executionId: request.executionId,
+      oid: request.oid,
+    });
+  }
+
+  setResult(name: string, value: unknown, visible: boolean): void {
+    this.results.set(name, { value, visible });
+    this.resultsByName[name] = value;
+  }
+
+  /** Settles a pending api.platform call with the server's reply. */
+  platformReply(call: number, reply: { status?: unknown; body?: unknown; error?: unknown }): void {
+    const pending = this.calls.get(call);
+    if (!pending) return;
+    this.calls.delete(call);
+    if (typeof reply.error === 'string') pending.reject(new Error(reply.error));
+    else pending.resolve({ status: typeof reply.status === 'number' ? reply.status : 502, body: reply.body });
+  }
+
+  private log(args: unknown[]): void {
+    if (this.logsTruncated) return;
+    let text = args.map((a) => (typeof a === 'string' ? a : Bun.inspect(a))).join(' ');
+    if (text.length > LOG_LINE_LIMIT_CHARS) text = `${text.slice(0, LOG_LINE_LIMIT_CHARS)}…`;
+    if (this.logs.length >= LOG_LIMIT_LINES || this.logBytes + text.length > LOG_LIMIT_BYTES) {
+      this.logsTruncated = true;
+      this.logs.push('[further log lines dropped: log limit reached]');
+      return;
+    }
+    this.logBytes += text.length;
+    this.logs.push(text);
+  }
+}

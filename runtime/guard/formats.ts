@@ -1,0 +1,87 @@
+// The `format` values a guard may use, registered once in TypeBox's FormatRegistry (which the
+// compiled checks call). src/http/validate.ts owns uuid, uri and date-time; it is imported first
+// so its definitions win and are never registered twice.
+import '../../src/http/validate.ts';
+import { isIPv6 } from 'node:net';
+import { FormatRegistry } from '@sinclair/typebox';
+
+export const GUARD_FORMATS = ['date-time', 'date', 'time', 'email', 'uuid', 'uri', 'ipv4', 'ipv6', 'hostname'] as const;
+export type GuardFormat = (typeof GUARD_FORMATS)[number];
+
+export const isGuardFormat = (name: string): name is GuardFormat => (GUARD_FORMATS as readonly string[]).includes(name);
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:z|[+-](\d{2}):(\d{2}))$/i;
+const EMAIL_LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/i;
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})t(.+)$/i;
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** RFC 3339 full-date, with the month's real length (leap years included). */
+export function isDate(value: string): boolean {
+  const m = DATE.exec(value);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS[month - 1]!);
+}
+
+/** RFC 3339 full-time: a time zone is required; second 60 allows a leap second. */
+export function isTime(value: string): boolean {
+  const m = TIME.exec(value);
+  if (!m) return false;
+  if (Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3]) > 60) return false;
+  return m[4] === undefined || (Number(m[4]) <= 23 && Number(m[5]) <= 59);
+}
+
+/** A host name as RFC 1123 writes it: dot-separated labels of letters, digits and inner hyphens. */
+export function isHostname(value: string): boolean {
+  if (value.length === 0 || value.length > 253) return false;
+  return value.split('.').every((label) => LABEL.test(label));
+}
+
+/** A pragmatic address check (dot-atom local part, host name domain), bounded by RFC 5321's 254. */
+export function isEmail(value: string): boolean {
+  if (value.length > 254) return false;
+  const at = value.lastIndexOf('@');
+  if (at < 1 || at > 64) return false;
+  const domain = value.slice(at + 1);
+  return EMAIL_LOCAL.test(value.slice(0, at)) && domain.includes('.') && isHostname(domain);
+}
+
+export const isIpv4 = (value: string): boolean => value.length <= 15 && IPV4.test(value);
+
+/** RFC 4291 text forms; zone identifiers (`%eth0`) are not addresses and are refused. */
+export const isIpv6 = (value: string): boolean => value.length <= 45 && !value.includes('%') && isIPv6(value);
+
+const OWN: Record<GuardFormat, (value: string) => boolean> = {
+  date: isDate,
+  time: isTime,
+  email: isEmail,
+  ipv4: isIpv4,
+  ipv6: isIpv6,
+  hostname: isHostname,
+  // Fallbacks only: validate.ts registers these first.
+  uuid: (v) => UUID.test(v),
+  uri: (v) => v.length <= 2048 && /^[a-z][a-z0-9+.-]*:/i.test(v) && URL.canParse(v),
+  'date-time': (v) => {
+    const m = DATE_TIME.exec(v);
+    return m !== null && isDate(m[1]!) && isTime(m[2]!);
+  },
+};
+
+// The registry is process-global and Elysia registers looser `date`, `email`… of its own when it
+// loads: the formats a guard documents are ours, always (validate.ts owns the shared three).
+const SHARED: ReadonlySet<GuardFormat> = new Set(['uuid', 'uri', 'date-time']);
+for (const name of GUARD_FORMATS) if (!SHARED.has(name) || !FormatRegistry.Has(name)) FormatRegistry.Set(name, OWN[name]);
+
+/** The registered check for a supported format (the one the compiled guard calls). */
+export function formatCheck(name: GuardFormat): (value: string) => boolean {
+  return FormatRegistry.Get(name) ?? OWN[name];
+}

@@ -1,0 +1,57 @@
+// Execution identity (spec, Authentication rules 1–9): who performs the operations inside the
+// component, and who api.currentUser() reports.
+import type { Principal } from '../src/auth/roles.ts';
+import { SYSTEM_PRINCIPAL_ID } from '../src/auth/roles.ts';
+import { ProblemError } from '../src/http/problem.ts';
+import type { EndpointSettings } from '../src/endpoints/settings.ts';
+import type { ExecutionPolicy } from '../src/endpoints/schema.ts';
+import type { CurrentUser } from './executor/types.ts';
+
+export interface ExecutionIdentity {
+  /** Whose roles and ACLs the inner operations use (api.platform runs as this principal). */
+  executorId: string;
+  executorKind: CurrentUser['kind'];
+  /** What api.currentUser() returns. */
+  currentUser: CurrentUser;
+}
+
+const SYSTEM_USER: CurrentUser = { id: SYSTEM_PRINCIPAL_ID, kind: 'SYSTEM', name: 'System', roles: ['INSTANCE_ADMIN'] };
+
+export const asCurrentUser = (p: Principal): CurrentUser => ({ id: p.id, kind: p.kind, name: p.name, roles: [...p.roles] });
+
+/**
+ * The Endpoint's saved policy wins over the instance settings; an instance without saved settings
+ * (and an Endpoint without its own policy) keeps the legacy System authority with the invoking user
+ * as business identity. A service account must be active and have platform access, else 403.
+ */
+export async function resolveIdentity(
+  caller: Principal,
+  endpointPolicy: ExecutionPolicy | undefined,
+  settings: EndpointSettings,
+  principal: (id: string) => Promise<Principal | null>,
+): Promise<ExecutionIdentity> {
+  const business = asCurrentUser(caller);
+  const mode = endpointPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
+  const currentUserMode = endpointPolicy?.currentUser ?? (settings.saved ? settings.currentUser : 'BUSINESS_USER');
+
+  let executor: CurrentUser;
+  if (mode === 'SYSTEM') {
+    executor = SYSTEM_USER;
+  } else if (mode === 'CALLER') {
+    executor = business;
+  } else {
+    const accountId = endpointPolicy?.mode === 'SERVICE_ACCOUNT'
+      ? endpointPolicy.serviceAccountId
+      : settings.saved && settings.executionPolicy.mode === 'SERVICE_ACCOUNT' ? settings.executionPolicy.serviceAccountId : undefined;
+    const account = accountId ? await principal(accountId) : null;
+    if (!account || account.kind !== 'SERVICE_ACCOUNT' || !account.active || !account.platformAccess) {
+      throw new ProblemError(403, 'EXECUTION_ACCOUNT_UNUSABLE', 'The execution service account is missing, inactive or without platform access');
+    }
+    executor = asCurrentUser(account);
+  }
+  return {
+    executorId: executor.id,
+    executorKind: executor.kind,
+    currentUser: currentUserMode === 'EXECUTION_ACCOUNT' ? executor : business,
+  };
+}

@@ -1,0 +1,64 @@
+// Compiles a definition snapshot into the runtime index: one router build, one guard compile per
+// Endpoint, code revisions in the executor's shape. Never runs per request.
+import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
+import { compileGuardSchema } from '../guard/index.ts';
+import type { CodeRevision } from '../executor/types.ts';
+import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
+import type { CompiledEndpoint, RuntimeIndex } from './compiled.ts';
+
+export interface CompileReport {
+  index: RuntimeIndex;
+  /** Endpoints left out because something in them no longer compiles (logged, never fatal). */
+  skipped: { id: string; reason: string }[];
+}
+
+export function compileIndex(snapshot: IndexSnapshot): CompileReport {
+  const skipped: CompileReport['skipped'] = [];
+  const routes: { method: string; path: string; value: CompiledEndpoint }[] = [];
+  const shapes = new Set<string>();
+  for (const entry of snapshot.endpoints) {
+    const { definition } = entry;
+    // The control plane validates paths with the router's rules; this guards against older rows,
+    // so one bad definition can never stop the whole index from building.
+    const shape = routeShape(definition.path);
+    if (shape === null || !(ROUTE_METHODS as readonly string[]).includes(definition.method) || shapes.has(`${definition.method} ${shape}`)) {
+      skipped.push({ id: definition.id, reason: 'path or method does not compile, or duplicates another route' });
+      continue;
+    }
+    shapes.add(`${definition.method} ${shape}`);
+    let guard: CompiledEndpoint['guard'] = null;
+    if (definition.guard) {
+      const compiled = entry.guardSchema === null ? null : compileGuardSchema(entry.guardSchema);
+      if (!compiled || !compiled.ok) {
+        skipped.push({ id: definition.id, reason: 'guard schema does not compile' });
+        continue;
+      }
+      guard = compiled.guard;
+    }
+    routes.push({
+      method: definition.method,
+      path: definition.path,
+      value: {
+        id: definition.id,
+        definition,
+        component: entry.component,
+        code: codeOf(entry),
+        revisionDigest: entry.revision?.digest ?? null,
+        guard,
+        hasBody: definition.method !== 'GET' && definition.method !== 'DELETE',
+      },
+    });
+  }
+  return {
+    index: { version: snapshot.version, builtAt: snapshot.builtAt, settings: snapshot.settings, router: compileRouter(routes), endpoints: routes.length },
+    skipped,
+  };
+}
+
+function codeOf(entry: SnapshotEndpoint): CodeRevision | null {
+  const { component, revision } = entry;
+  if (!component || !revision) return null;
+  if (component.kind === 'lowcode') return { id: revision.id, kind: 'lowcode', elements: revision.elements ?? [] };
+  if (component.kind === 'node') return { id: revision.id, kind: 'node', source: revision.source ?? '' };
+  return null;
+}

@@ -1,0 +1,29 @@
+// The runtime's immutable, compiled view of the definition index: router, guards and code
+// revisions, built once per index version and swapped atomically.
+import type { CodeRevision } from '../executor/types.ts';
+import type { Router } from '../router/index.ts';
+import type { CompiledGuard } from '../guard/index.ts';
+import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
+import type { EndpointSettings } from '../../src/endpoints/settings.ts';
+
+export interface CompiledEndpoint {
+  id: string;
+  definition: SnapshotEndpoint['definition'];
+  component: SnapshotEndpoint['component'];
+  /** What the executor runs; null when no component or no usable revision (node without a ready one). */
+  code: CodeRevision | null;
+  revisionDigest: string | null;
+  guard: CompiledGuard | null;
+  /** Declared at build time so the request path never re-reads the definition for them. */
+  hasBody: boolean;
+}
+
+export interface RuntimeIndex {
+  version: number;
+  builtAt: string;
+  settings: EndpointSettings;
+  router: Router<CompiledEndpoint>;
+  endpoints: number;
+}
+
+export type { IndexSnapshot };

@@ -1,0 +1,40 @@
+// Turns an HTTP request into the component's execution input: sanitized headers and the JSON
+// body within the runtime's limits.
+import { ProblemError } from '../src/http/problem.ts';
+import { isJsonContentType } from '../src/http/body.ts';
+
+export const RUNTIME_BODY_LIMIT = 1024 * 1024;
+
+/** Headers component code never sees (DESIGN §8). */
+export function sanitizeHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name === 'authorization' || name === 'proxy-authorization' || name === 'cookie') return;
+    if (name.startsWith('x-svc-') || name.startsWith('x-platform-')) return;
+    out[name] = value;
+  });
+  return out;
+}
+
+export type ParsedBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'malformed'; message: string };
+
+/** Reads a request body: 413 over 1 MiB, 415 when a body is not JSON; malformed JSON is reported, not thrown. */
+export async function readBody(request: Request): Promise<ParsedBody> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > RUNTIME_BODY_LIMIT) throw tooLarge();
+  if (declared === '0' || (declared === null && !request.body)) return { kind: 'none' };
+  const text = await request.text();
+  if (text.length === 0) return { kind: 'none' };
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only long texts need counting.
+  if (text.length > RUNTIME_BODY_LIMIT / 3 && Buffer.byteLength(text) > RUNTIME_BODY_LIMIT) throw tooLarge();
+  if (!isJsonContentType(request.headers.get('content-type'))) {
+    throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'A request body must be JSON (Content-Type: application/json)');
+  }
+  try {
+    return { kind: 'json', value: JSON.parse(text) };
+  } catch (error) {
+    return { kind: 'malformed', message: (error as Error).message };
+  }
+}
+
+const tooLarge = () => new ProblemError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${RUNTIME_BODY_LIMIT} bytes`);

@@ -1,0 +1,175 @@
+// The runtime's request path, in the spec's order: authenticate and check the role, match method
+// and path, validate input, resolve the component and runtime, execute within the deadline, answer
+// in the configured mode. Every response carries x-svc-oid; every invocation an x-execution-id.
+import type { CredentialResolver } from '../src/auth/credentials.ts';
+import { hasAnyRole, type Principal } from '../src/auth/roles.ts';
+import { operationId } from '../src/http/oid.ts';
+import { ProblemError, problemResponse } from '../src/http/problem.ts';
+import type { Logger } from '../src/lib/log.ts';
+import type { Executor } from './executor/types.ts';
+import type { IndexHolder } from './index/holder.ts';
+import type { CompiledEndpoint } from './index/compiled.ts';
+import { readBody, sanitizeHeaders, type ParsedBody } from './input.ts';
+import { resolveIdentity, type ExecutionIdentity } from './identity.ts';
+import { json, outcomeResponse, staticResponse, type ResponseHeaders } from './respond.ts';
+import type { InvocationRecorder } from './recorder.ts';
+import type { PlatformCaller } from './platform-call.ts';
+import { queryToObject, type QueryObject } from './guard/index.ts';
+
+export interface InvokerDeps {
+  index: IndexHolder;
+  credentials: CredentialResolver;
+  executor: Executor;
+  recorder: InvocationRecorder;
+  platform: PlatformCaller;
+  log: Logger;
+}
+
+const INVOKE_ROLES = ['ENDPOINT_INVOKE'] as const;
+
+export class Invoker {
+  constructor(private readonly d: InvokerDeps) {}
+
+  async handle(request: Request, oid = operationId(request.headers.get('x-svc-oid'))): Promise<Response> {
+    const started = performance.now();
+    const { pathname, search } = splitUrl(request.url);
+    let caller: Principal;
+    try {
+      caller = await this.d.credentials.authenticate(bearerToken(request.headers.get('authorization')));
+      // A human user may invoke with platform access off; a disabled one never gets here (401).
+      if (!hasAnyRole(caller, INVOKE_ROLES)) throw new ProblemError(403, 'FORBIDDEN', 'Invoking Endpoints needs ENDPOINT_INVOKE or INSTANCE_ADMIN');
+    } catch (error) {
+      return this.problem(error, oid);
+    }
+
+    const index = this.d.index.current;
+    const match = index?.router.match(request.method, pathname) ?? null;
+    if (!index || !match) {
+      return problemResponse(new ProblemError(404, 'NOT_FOUND', `No active Endpoint matches ${request.method} ${pathname}`), oid);
+    }
+    const endpoint = match.value;
+    const h: ResponseHeaders = { oid, executionId: crypto.randomUUID() };
+    let response: Response;
+    let executionAccountId: string | null = null;
+    try {
+      const result = await this.run(request, endpoint, pathname, match.params, search, caller, index.settings, h);
+      response = result.response;
+      executionAccountId = result.executionAccountId;
+    } catch (error) {
+      response = this.problem(error, oid, h.executionId);
+    }
+    this.d.recorder.record({
+      at: new Date(),
+      endpointId: endpoint.id,
+      workspaceId: endpoint.definition.workspaceId,
+      initiatorId: caller.id,
+      executionAccountId,
+      status: response.status,
+      durationMs: performance.now() - started,
+      oid,
+      executionId: h.executionId,
+    });
+    return response;
+  }
+
+  private async run(
+    request: Request,
+    endpoint: CompiledEndpoint,
+    pathname: string,
+    params: Record<string, string>,
+    search: string,
+    caller: Principal,
+    settings: NonNullable<IndexHolder['current']>['settings'],
+    h: ResponseHeaders,
+  ): Promise<{ response: Response; executionAccountId: string | null }> {
+    const d = endpoint.definition;
+    const body: ParsedBody = endpoint.hasBody ? await readBody(request) : { kind: 'none' };
+    const query: QueryObject = search.length === 0 ? {} : queryToObject(new URLSearchParams(search));
+
+    if (endpoint.guard) {
+      const failure = this.guardFailure(endpoint, body, query);
+      if (failure) return { response: failure(h), executionAccountId: null };
+    } else if (body.kind === 'malformed') {
+      throw new ProblemError(400, 'MALFORMED_JSON', `The request body is not valid JSON: ${body.message}`);
+    }
+
+    if (d.staticResponse) return { response: staticResponse(endpoint, h), executionAccountId: null };
+    if (!endpoint.code) {
+      throw new ProblemError(503, 'COMPONENT_NOT_READY', 'The Endpoint\'s component has no selected ready revision');
+    }
+
+    const identity: ExecutionIdentity = await resolveIdentity(caller, d.executionPolicy, settings, (id) => this.d.credentials.principal(id));
+    const outcome = await this.d.executor.execute({
+      revision: endpoint.code,
+      input: {
+        method: request.method,
+        path: pathname,
+        params: { ...params },
+        query,
+        body: body.kind === 'json' ? body.value : undefined,
+        headers: sanitizeHeaders(request.headers),
+        inputs: d.inputs ?? {},
+      },
+      executionId: h.executionId,
+      oid: h.oid,
+      currentUser: identity.currentUser,
+      timeoutMs: d.timeoutMs,
+      platform: (call) => this.d.platform.call(identity.executorId, h.oid, call),
+    });
+    const result = outcomeResponse(endpoint, outcome, h);
+    const response = result instanceof ProblemError ? problemResponse(result, h.oid, { 'x-execution-id': h.executionId }) : result;
+    return { response, executionAccountId: identity.executorId };
+  }
+
+  /** Null when the input passes; else the validation-failure responder. */
+  private guardFailure(endpoint: CompiledEndpoint, body: ParsedBody, query: QueryObject): ((h: ResponseHeaders) => Response) | null {
+    const guard = endpoint.guard!;
+    const d = endpoint.definition;
+    let value: unknown;
+    if (endpoint.hasBody) {
+      if (body.kind === 'malformed') return this.failure(d.validationFailure, [{ pointer: '', message: `Malformed JSON: ${body.message}` }]);
+      value = body.kind === 'json' ? body.value : undefined;
+    } else {
+      value = guard.coerceQuery(query);
+    }
+    if (guard.check(value)) return null;
+    return this.failure(d.validationFailure, guard.violations(value));
+  }
+
+  private failure(configured: { status: number; body: unknown } | undefined, violations: { pointer: string; message: string }[]) {
+    return (h: ResponseHeaders): Response => {
+      if (configured) return json(configured.status, configured.body, h);
+      return problemResponse(
+        new ProblemError(400, 'VALIDATION_FAILED', 'The input does not match the Endpoint\'s guard', { errors: violations }),
+        h.oid,
+        { 'x-execution-id': h.executionId },
+      );
+    };
+  }
+
+  private problem(error: unknown, oid: string, executionId?: string): Response {
+    if (error instanceof ProblemError) return problemResponse(error, oid, executionId ? { 'x-execution-id': executionId } : undefined);
+    this.d.log.error('runtime request failed', error);
+    return problemResponse(new ProblemError(500, 'INTERNAL', 'An internal error occurred'), oid, executionId ? { 'x-execution-id': executionId } : undefined);
+  }
+}
+
+/** Path and query from a request URL without building a URL object on the hot path. */
+export function splitUrl(url: string): { pathname: string; search: string } {
+  const schemeEnd = url.indexOf('://');
+  const pathStart = url.indexOf('/', schemeEnd === -1 ? 0 : schemeEnd + 3);
+  if (pathStart === -1) return { pathname: '/', search: '' };
+  const q = url.indexOf('?', pathStart);
+  const hash = url.indexOf('#', pathStart);
+  const end = hash === -1 ? url.length : hash;
+  return q === -1 || q > end
+    ? { pathname: url.slice(pathStart, end), search: '' }
+    : { pathname: url.slice(pathStart, q), search: url.slice(q + 1, end) };
+}
+
+function bearerToken(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const space = header.indexOf(' ');
+  if (space === -1 || header.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  return header.slice(space + 1).trim() || undefined;
+}

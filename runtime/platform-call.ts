@@ -1,0 +1,57 @@
+// api.platform(method, path, body): a control-plane call made as the execution identity, with a
+// short-lived token minted for that identity, so the control plane's own checks decide (spec rule 5).
+import type { JwtService } from '../src/auth/jwt.ts';
+import { TtlCache } from '../src/lib/ttl-cache.ts';
+import type { PlatformCall, PlatformReply } from './executor/types.ts';
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const TOKEN_TTL_SECONDS = 120;
+/** Reuse a minted token for a while (signing per call would be wasted work), well before it expires. */
+const TOKEN_REUSE_MS = 60_000;
+
+export interface PlatformCallerOptions {
+  jwt: JwtService;
+  baseUrl: string;
+  /** In-process control plane (embedded mode); without it the call goes over HTTP to baseUrl. */
+  handle?: (request: Request) => Promise<Response> | Response;
+}
+
+export class PlatformCaller {
+  private readonly tokens = new TtlCache<string, string>(TOKEN_REUSE_MS, 10_000);
+
+  constructor(private readonly o: PlatformCallerOptions) {}
+
+  async call(executorId: string, oid: string, call: PlatformCall): Promise<PlatformReply> {
+    const method = String(call.method).toUpperCase();
+    const path = String(call.path);
+    if (!METHODS.has(method)) return { status: 400, body: { code: 'BAD_REQUEST', detail: `api.platform: unsupported method ${method}` } };
+    // Only control-plane paths, never another origin or a path that climbs out.
+    if (!path.startsWith('/api/v1/') || path.includes('..') || path.includes('\\') || /[\r\n]/.test(path)) {
+      return { status: 400, body: { code: 'BAD_REQUEST', detail: 'api.platform: the path must start with /api/v1/' } };
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${await this.token(executorId)}`, 'x-svc-oid': oid };
+    let body: string | undefined;
+    if (call.body !== undefined && method !== 'GET') {
+      body = JSON.stringify(call.body);
+      headers['content-type'] = 'application/json';
+    }
+    const request = new Request(this.o.baseUrl + path, { method, headers, body });
+    const response = this.o.handle ? await this.o.handle(request) : await fetch(request, { redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: hand the text over
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  private async token(principalId: string): Promise<string> {
+    const cached = this.tokens.get(principalId);
+    if (cached) return cached;
+    const { token } = await this.o.jwt.mint(principalId, TOKEN_TTL_SECONDS, { scope: 'endpoint-execution' });
+    this.tokens.set(principalId, token);
+    return token;
+  }
+}

@@ -1,0 +1,33 @@
+// Binds the runtime to its port. drain(): stop accepting, let in-flight invocations finish (each is
+// bounded by its deadline), flush audit and statistics, then `closeRest` (executor, database).
+import type { Config } from '../src/config.ts';
+import type { Logger } from '../src/lib/log.ts';
+import type { Runtime } from './create.ts';
+import { RUNTIME_BODY_LIMIT } from './input.ts';
+
+export function serveRuntime(runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {
+  const server = Bun.serve({
+    port: config.RUNTIME_PORT,
+    hostname: '0.0.0.0',
+    // Room above the 1 MiB limit so oversized bodies get our 413 problem, not a bare one.
+    maxRequestBodySize: RUNTIME_BODY_LIMIT * 2,
+    fetch: runtime.fetch,
+  });
+  log.info(`endpoint runtime listening on ${server.url.origin}`, { runtimeUrl: config.ENDPOINT_RUNTIME_URL });
+  let draining: Promise<void> | null = null;
+  const drain = () => {
+    draining ??= (async () => {
+      log.info('runtime draining: no new requests, finishing in-flight invocations');
+      await server.stop(false);
+      await runtime.close();
+      await options.closeRest?.();
+    })();
+    return draining;
+  };
+  if (options.handleSignals) {
+    const onSignal = () => void drain().then(() => process.exit(0));
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+  return { server, drain };
+}

@@ -1,0 +1,26 @@
+// The runtime origin's fetch handler: health and readiness, then every request is an invocation.
+import { operationId } from '../src/http/oid.ts';
+import { splitUrl, type Invoker } from './invoke.ts';
+
+export interface RuntimeReadiness {
+  ready: boolean;
+  checks: Record<string, unknown>;
+}
+
+const health = (status: number, body: unknown, oid: string) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'x-svc-oid': oid } });
+
+export function runtimeFetch(invoker: Invoker, readiness: () => Promise<RuntimeReadiness>) {
+  return async (request: Request): Promise<Response> => {
+    const oid = operationId(request.headers.get('x-svc-oid'));
+    if (request.method === 'GET') {
+      const { pathname } = splitUrl(request.url);
+      if (pathname === '/healthz') return health(200, { status: 'ok' }, oid);
+      if (pathname === '/readyz') {
+        const { ready, checks } = await readiness();
+        return health(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks }, oid);
+      }
+    }
+    return invoker.handle(request, oid);
+  };
+}

@@ -1,0 +1,34 @@
+// Audit of control-plane changes (who, what, when, before/after version), written in the change's transaction.
+import type { Database, Orm } from '../db/index.ts';
+import type { Principal } from '../auth/roles.ts';
+
+export interface ChangeRecord {
+  action: string;
+  resourceType: 'component' | 'endpoint' | 'deployment' | 'endpoint-settings';
+  resourceId: string | null;
+  workspaceId: string | null;
+  beforeVersion: number | null;
+  afterVersion: number | null;
+  details?: Record<string, unknown>;
+}
+
+export async function recordChange(db: Database, q: Orm, actor: Principal, change: ChangeRecord): Promise<void> {
+  await q.insert(db.t.audit).values({
+    id: crypto.randomUUID(),
+    at: new Date(),
+    kind: 'change',
+    action: change.action,
+    actorId: actor.id,
+    executionAccountId: null,
+    resourceType: change.resourceType,
+    resourceId: change.resourceId,
+    workspaceId: change.workspaceId,
+    beforeVersion: change.beforeVersion,
+    afterVersion: change.afterVersion,
+    status: null,
+    durationMs: null,
+    oid: null,
+    executionId: null,
+    details: change.details ?? null,
+  });
+}

@@ -1,0 +1,60 @@
+// What depends on a component and so forbids deleting it (DESIGN §7): active Endpoints bound to it
+// (`componentId`, or a component guard's `definition.guard.componentId`) and agent plugins
+// (`config.plugins[].componentId`, `policy.plugins[].componentId`). JSON columns are narrowed with
+// a LIKE on their text (a UUID has no LIKE wildcards), then matched exactly here.
+import { and, eq, like, or, sql, type AnyColumn } from 'drizzle-orm';
+import type { Database, Orm } from '../db/index.ts';
+
+export interface Dependent {
+  type: 'endpoint' | 'agent';
+  id: string;
+  name: string;
+  /** Where the reference is, e.g. `/componentId`, `/guard/componentId`, `/config/plugins/0/componentId`. */
+  pointer: string;
+}
+
+type JsonRecord = Record<string, unknown>;
+const isRecord = (v: unknown): v is JsonRecord => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export async function findDependents(db: Database, q: Orm, componentId: string): Promise<Dependent[]> {
+  return [...(await endpointDependents(db, q, componentId)), ...(await agentDependents(db, q, componentId))];
+}
+
+/** `CAST(column AS TEXT) LIKE '%id%'`: the same SQL on SQLite (TEXT JSON) and Postgres (jsonb). */
+const mentions = (column: AnyColumn, id: string) => like(sql`CAST(${column} AS TEXT)`, `%${id}%`);
+
+async function endpointDependents(db: Database, q: Orm, componentId: string): Promise<Dependent[]> {
+  const { endpoints: e } = db.t;
+  const rows = await q
+    .select({ id: e.id, name: e.name, componentId: e.componentId, definition: e.definition })
+    .from(e)
+    .where(and(eq(e.status, 'active'), or(eq(e.componentId, componentId), mentions(e.definition, componentId))));
+  const out: Dependent[] = [];
+  for (const row of rows) {
+    if (row.componentId === componentId) out.push({ type: 'endpoint', id: row.id, name: row.name, pointer: '/componentId' });
+    const guard = isRecord(row.definition) ? row.definition.guard : undefined;
+    if (isRecord(guard) && guard.componentId === componentId) out.push({ type: 'endpoint', id: row.id, name: row.name, pointer: '/guard/componentId' });
+  }
+  return out;
+}
+
+async function agentDependents(db: Database, q: Orm, componentId: string): Promise<Dependent[]> {
+  const { agents: a } = db.t;
+  const rows = await q
+    .select({ id: a.id, name: a.name, config: a.config, policy: a.policy })
+    .from(a)
+    .where(or(mentions(a.config, componentId), mentions(a.policy, componentId)));
+  const out: Dependent[] = [];
+  for (const row of rows) {
+    for (const [block, value] of [['config', row.config], ['policy', row.policy]] as const) {
+      const plugins = isRecord(value) ? value.plugins : undefined;
+      if (!Array.isArray(plugins)) continue;
+      plugins.forEach((plugin: unknown, i) => {
+        if (isRecord(plugin) && plugin.componentId === componentId) {
+          out.push({ type: 'agent', id: row.id, name: row.name, pointer: `/${block}/plugins/${i}/componentId` });
+        }
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,207 @@
+// Deployments of node components (DESIGN §7): an attempt is recorded `building`, built off the
+// request (the transpiled module is loaded in the executor's sandbox, which checks the default
+// export), and finishes `ready` or `failed` with its reason. Activating a ready attempt selects
+// its revision; activating an earlier ready one is the rollback. Saving code never does either.
+import type { Database } from '../db/index.ts';
+import type { Principal } from '../auth/roles.ts';
+import type { Logger } from '../lib/log.ts';
+import { ProblemError, notFound } from '../http/problem.ts';
+import { validBody } from '../http/body.ts';
+import { recordChange } from '../audit/record.ts';
+import type { IndexPublisher } from '../endpoints/index-version.ts';
+import { validators } from './schema.ts';
+import { assertId, loadComponent } from './access.ts';
+import { Activation, type ActiveRevisionHook } from './activation.ts';
+import { ComponentStore } from './store.ts';
+import { RevisionStore } from './revisions.ts';
+import { DeploymentStore } from './deployment-store.ts';
+import { pageOf, paged } from './paging.ts';
+import { deploymentJson } from './json.ts';
+import type { ComponentVerifier, VerifyResult } from './verifier.ts';
+import type { ComponentRecord, DeploymentRecord, RevisionRecord } from './record.ts';
+
+export interface DeploymentServiceDeps {
+  db: Database;
+  publisher: IndexPublisher;
+  /** The executor (or anything that loads a module in a sandbox the same way). */
+  verifier: ComponentVerifier;
+  onActiveRevisionChanged?: ActiveRevisionHook;
+  log?: Pick<Logger, 'error'>;
+  /** A build still unanswered after this fails; default 60 s (the executor's own limit is shorter). */
+  buildTimeoutMs?: number;
+}
+
+const DEFAULT_BUILD_TIMEOUT_MS = 60_000;
+const ERROR_MAX_CHARS = 2000;
+
+export class DeploymentService {
+  private readonly db: Database;
+  private readonly components: ComponentStore;
+  private readonly revisions: RevisionStore;
+  private readonly deployments: DeploymentStore;
+  private readonly activation: Activation;
+  private readonly buildTimeoutMs: number;
+  private readonly building = new Set<Promise<void>>();
+
+  constructor(private readonly deps: DeploymentServiceDeps) {
+    this.db = deps.db;
+    this.components = new ComponentStore(deps.db);
+    this.revisions = new RevisionStore(deps.db);
+    this.deployments = new DeploymentStore(deps.db);
+    this.activation = new Activation(deps.db, this.revisions, deps.onActiveRevisionChanged ?? (async () => {}));
+    this.buildTimeoutMs = deps.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
+  }
+
+  /** POST …/deployments: records the attempt and answers at once; the build continues in the background. */
+  async start(principal: Principal, componentId: string, rawBody: unknown): Promise<DeploymentRecord> {
+    const component = await loadComponent(this.db, this.components, principal, componentId, 'write');
+    const body = validBody(rawBody, validators.deploy);
+    if (component.kind !== 'node') {
+      throw new ProblemError(409, 'CONFLICT', `A ${component.kind} component is not deployed: its revisions are active when saved`);
+    }
+    const revision = await this.db.read((q) => this.revisions.get(q, component, body.revisionId));
+    if (!revision) {
+      throw new ProblemError(422, 'VALIDATION_FAILED', 'No revision with this id in the component', {
+        errors: [{ pointer: '/revisionId', message: 'No revision with this id in the component' }],
+      });
+    }
+    const deployment: DeploymentRecord = {
+      id: crypto.randomUUID(),
+      componentId,
+      revisionId: revision.id,
+      status: 'building',
+      error: null,
+      active: false,
+      createdBy: principal.id,
+      createdAt: new Date(),
+      readyAt: null,
+    };
+    await this.db.write(async (q) => {
+      await this.deployments.insert(q, deployment);
+      await recordChange(this.db, q, principal, {
+        action: 'deployment.create',
+        resourceType: 'deployment',
+        resourceId: deployment.id,
+        workspaceId: component.workspaceId,
+        beforeVersion: null,
+        afterVersion: null,
+        details: { componentId, revisionId: revision.id, revisionNumber: revision.number },
+      });
+    });
+    const build = this.build(principal, component, deployment, revision);
+    this.building.add(build);
+    void build.finally(() => this.building.delete(build));
+    return deployment;
+  }
+
+  async list(principal: Principal, componentId: string, search: string) {
+    const component = await loadComponent(this.db, this.components, principal, componentId, 'read');
+    const page = pageOf(search);
+    const rows = await this.db.read((q) => this.deployments.list(q, component.id, page.offset, page.limit + 1));
+    return paged(rows, page, deploymentJson);
+  }
+
+  async get(principal: Principal, componentId: string, deploymentId: string): Promise<DeploymentRecord> {
+    const component = await loadComponent(this.db, this.components, principal, componentId, 'read');
+    return this.find(component, deploymentId);
+  }
+
+  /**
+   * Selects the attempt's revision (409 DEPLOYMENT_NOT_READY unless the attempt is ready). The
+   * component row is updated first, so concurrent activations of one component take turns.
+   */
+  async activate(principal: Principal, componentId: string, deploymentId: string): Promise<DeploymentRecord> {
+    const component = await loadComponent(this.db, this.components, principal, componentId, 'write');
+    const deployment = await this.find(component, deploymentId);
+    if (deployment.status !== 'ready') {
+      throw new ProblemError(409, 'DEPLOYMENT_NOT_READY', `The deployment is ${deployment.status}; only a ready deployment can be activated`, {
+        extra: { deploymentStatus: deployment.status },
+      });
+    }
+    if (deployment.active) return deployment;
+    const outcome = await this.db.write(async (q) => {
+      const updated = await this.components.bump(q, componentId, { activeRevisionId: deployment.revisionId });
+      if (!updated) throw notFound('Component');
+      const revision = await this.revisions.get(q, updated, deployment.revisionId);
+      if (!revision) throw notFound('Revision');
+      const activeDeployment = await this.deployments.setActive(q, componentId, deployment.id);
+      if (!activeDeployment) throw notFound('Deployment');
+      // Another ready attempt of the same revision may already be selected: then only the mark moves.
+      const activated = revision.status === 'active' ? null : await this.activation.activated(q, updated, revision);
+      await recordChange(this.db, q, principal, {
+        action: 'deployment.activate',
+        resourceType: 'deployment',
+        resourceId: deployment.id,
+        workspaceId: updated.workspaceId,
+        beforeVersion: updated.version - 1,
+        afterVersion: updated.version,
+        details: { componentId, revisionId: revision.id, revisionNumber: revision.number, supersededRevisionIds: activated?.supersededIds ?? [] },
+      });
+      return { deployment: activeDeployment, indexVersion: activated?.indexVersion ?? null };
+    });
+    if (outcome.indexVersion !== null) await this.deps.publisher.published(outcome.indexVersion);
+    return outcome.deployment;
+  }
+
+  /** Resolves once every build started so far has recorded its outcome (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.building.size > 0) await Promise.allSettled([...this.building]);
+  }
+
+  /**
+   * Fails attempts left `building` by a control plane that stopped mid-build. Only those older
+   * than twice the build timeout, so another instance's live builds are left alone. Call at start.
+   */
+  async failStaleBuilds(): Promise<number> {
+    const before = new Date(Date.now() - 2 * this.buildTimeoutMs);
+    return this.db.write((q) => this.deployments.failStale(q, before, 'The build was interrupted before it finished'));
+  }
+
+  private async find(component: ComponentRecord, deploymentId: string): Promise<DeploymentRecord> {
+    assertId(deploymentId, 'Deployment');
+    const deployment = await this.db.read((q) => this.deployments.get(q, component.id, deploymentId));
+    if (!deployment) throw notFound('Deployment');
+    return deployment;
+  }
+
+  /** Never throws: every way a build can end is recorded on the attempt. */
+  private async build(principal: Principal, component: ComponentRecord, deployment: DeploymentRecord, revision: RevisionRecord): Promise<void> {
+    const result = await this.verify(revision);
+    const outcome = result.ok
+      ? { status: 'ready' as const, error: null, readyAt: new Date() }
+      : { status: 'failed' as const, error: result.error.slice(0, ERROR_MAX_CHARS), readyAt: null };
+    try {
+      await this.db.write(async (q) => {
+        // Null when the component was deleted meanwhile: nothing left to record.
+        const finished = await this.deployments.finish(q, deployment.id, outcome);
+        if (!finished) return;
+        await recordChange(this.db, q, principal, {
+          action: outcome.status === 'ready' ? 'deployment.ready' : 'deployment.failed',
+          resourceType: 'deployment',
+          resourceId: deployment.id,
+          workspaceId: component.workspaceId,
+          beforeVersion: null,
+          afterVersion: null,
+          details: { componentId: component.id, revisionId: revision.id, ...(outcome.error ? { error: outcome.error } : {}) },
+        });
+      });
+    } catch (error) {
+      this.deps.log?.error(`recording the outcome of deployment ${deployment.id} failed`, error);
+    }
+  }
+
+  private async verify(revision: RevisionRecord): Promise<VerifyResult> {
+    if (revision.compiled === null) return { ok: false, error: 'The revision has no transpiled module' };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<VerifyResult>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, error: `The build did not finish within ${this.buildTimeoutMs} ms` }), this.buildTimeoutMs);
+    });
+    try {
+      return await Promise.race([this.deps.verifier.verify({ id: revision.id, kind: 'node', source: revision.compiled }), deadline]);
+    } catch (error) {
+      return { ok: false, error: `The module could not be loaded: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+// The JSON shapes of components, revisions and deployments (DESIGN §7): timestamps as ISO strings.
+import type { ComponentContent, ComponentView, DeploymentRecord, RevisionRecord } from './record.ts';
+
+/** The content fields of a revision as the API shows them (the kind is the component's). */
+export function contentFields(content: ComponentContent): Record<string, unknown> {
+  switch (content.kind) {
+    case 'lowcode':
+      return { elements: content.elements };
+    case 'node':
+      return content.results === undefined ? { source: content.source } : { source: content.source, results: content.results };
+    case 'json-validator':
+      return { schema: content.schema };
+  }
+}
+
+export const revisionJson = (r: RevisionRecord) => ({
+  id: r.id,
+  number: r.number,
+  digest: r.digest,
+  status: r.status,
+  createdAt: r.createdAt.toISOString(),
+  createdBy: r.createdBy,
+  ...contentFields(r.content),
+});
+
+export const componentJson = ({ component: c, latest, active }: ComponentView) => ({
+  id: c.id,
+  name: c.name,
+  kind: c.kind,
+  description: c.description,
+  workspaceId: c.workspaceId,
+  latestRevision: latest ? revisionJson(latest) : null,
+  activeRevision: active ? revisionJson(active) : null,
+  version: c.version,
+  createdAt: c.createdAt.toISOString(),
+  updatedAt: c.updatedAt.toISOString(),
+});
+
+export const deploymentJson = (d: DeploymentRecord) => ({
+  id: d.id,
+  revisionId: d.revisionId,
+  status: d.status,
+  error: d.error,
+  active: d.active,
+  createdAt: d.createdAt.toISOString(),
+  readyAt: d.readyAt ? d.readyAt.toISOString() : null,
+});
+
+export const etagOf = (version: number) => `"${version}"`;

@@ -1,0 +1,122 @@
+// HTTP routes of Components and their deployments (DESIGN §7), mounted under /api/v1.
+import { Elysia } from 'elysia';
+import type { httpConventions } from '../http/plugin.ts';
+import { operation } from '../http/docs.ts';
+import { ComponentCreateBody, ComponentUpdateBody, DeploymentCreateBody } from './schema.ts';
+import { componentJson, deploymentJson, etagOf, revisionJson } from './json.ts';
+import { READ_ROLES, WRITE_ROLES } from './access.ts';
+import type { ComponentService } from './service.ts';
+import type { DeploymentService } from './deployments.ts';
+
+const read = { auth: { roles: READ_ROLES } };
+const write = { auth: { roles: WRITE_ROLES } };
+const tag = 'Components';
+const deployTag = 'Component deployments';
+
+export interface ComponentRouteDeps {
+  components: ComponentService;
+  deployments: DeploymentService;
+}
+
+export function componentRoutes(conventions: ReturnType<typeof httpConventions>, { components, deployments }: ComponentRouteDeps) {
+  return new Elysia({ name: 'component-routes' })
+    .use(conventions)
+    .post('/components', async ({ body, principal, set }) => {
+      const view = await components.create(principal, body);
+      set.status = 201;
+      set.headers.etag = etagOf(view.component.version);
+      return componentJson(view);
+    }, {
+      ...write,
+      ...operation({
+        summary: 'Create a Component',
+        tag,
+        description:
+          'Kinds: `lowcode` (`elements`), `node` (`source`, optional `results`), `json-validator` (`schema`). ' +
+          'The source is checked (422 SOURCE_INVALID with line and column). Revision 1 is active at once, except for `node`, whose revisions wait for a deployment.',
+        body: ComponentCreateBody,
+        responses: { 201: 'The Component at version 0 with its first revision' },
+      }),
+    })
+    .get('/components', ({ principal, request }) => components.list(principal, new URL(request.url).search), {
+      ...read,
+      ...operation({ summary: 'List Components (offset, limit)', tag }),
+    })
+    .get('/components/:componentId', async ({ params, principal, set }) => {
+      const view = await components.get(principal, params.componentId);
+      set.headers.etag = etagOf(view.component.version);
+      return componentJson(view);
+    }, { ...read, ...operation({ summary: 'Get a Component', tag }) })
+    .patch('/components/:componentId', async ({ params, principal, body, request, set }) => {
+      const view = await components.update(principal, params.componentId, body, request.headers.get('if-match'));
+      set.headers.etag = etagOf(view.component.version);
+      return componentJson(view);
+    }, {
+      ...write,
+      ...operation({
+        summary: 'Update a Component',
+        tag,
+        description:
+          'Changed content saves a new immutable revision; content equal to the latest revision saves none. ' +
+          'Optimistic locking through `version` (409 VERSION_CONFLICT) or `If-Match` (412).',
+        body: ComponentUpdateBody,
+        responses: { 200: 'The whole Component' },
+      }),
+    })
+    .delete('/components/:componentId', async ({ params, principal, request, set }) => {
+      await components.delete(principal, params.componentId, request.headers.get('if-match'));
+      set.status = 204;
+    }, {
+      ...write,
+      ...operation({
+        summary: 'Delete a Component',
+        tag,
+        description: 'Refused with 409 COMPONENT_IN_USE, naming the dependents, while an active Endpoint or an agent plugin uses it.',
+        responses: { 204: 'Deleted' },
+      }),
+    })
+    .get('/components/:componentId/revisions', ({ params, principal, request }) =>
+      components.revisionList(principal, params.componentId, new URL(request.url).search), {
+      ...read,
+      ...operation({ summary: 'List the revisions of a Component, newest first', tag }),
+    })
+    .get('/components/:componentId/revisions/:revisionId', async ({ params, principal }) =>
+      revisionJson(await components.revision(principal, params.componentId, params.revisionId)), {
+      ...read,
+      ...operation({ summary: 'Get a revision', tag }),
+    })
+    .post('/components/:componentId/deployments', async ({ params, principal, body, set }) => {
+      const deployment = await deployments.start(principal, params.componentId, body);
+      set.status = 202;
+      return deploymentJson(deployment);
+    }, {
+      ...write,
+      ...operation({
+        summary: 'Deploy a node revision',
+        tag: deployTag,
+        description: 'Starts an attempt (`building`) that transpiles and loads the module in the sandbox and ends `ready` or `failed`. A ready revision is not used until activated.',
+        body: DeploymentCreateBody,
+        responses: { 202: 'The attempt, building' },
+      }),
+    })
+    .get('/components/:componentId/deployments', ({ params, principal, request }) =>
+      deployments.list(principal, params.componentId, new URL(request.url).search), {
+      ...read,
+      ...operation({ summary: 'List deployment attempts, newest first', tag: deployTag }),
+    })
+    .get('/components/:componentId/deployments/:deploymentId', async ({ params, principal }) =>
+      deploymentJson(await deployments.get(principal, params.componentId, params.deploymentId)), {
+      ...read,
+      ...operation({ summary: 'Get a deployment attempt', tag: deployTag }),
+    })
+    .post('/components/:componentId/deployments/:deploymentId/activate', async ({ params, principal }) =>
+      deploymentJson(await deployments.activate(principal, params.componentId, params.deploymentId)), {
+      ...write,
+      ...operation({
+        summary: 'Activate a ready deployment (rollback: activate an earlier one)',
+        tag: deployTag,
+        description: 'Selects the attempt\'s revision as the one node Endpoints run. 409 DEPLOYMENT_NOT_READY unless the attempt is ready.',
+        responses: { 200: 'The activated attempt' },
+      }),
+    });
+}

@@ -1,0 +1,51 @@
+// Source checks on save (DESIGN §7): lowcode bodies parse, node modules transpile with only node:
+// imports, schemas compile. Failures are 422 SOURCE_INVALID, each with a pointer into the body and,
+// for code, the line and column in the message.
+import { ProblemError, type Violation } from '../http/problem.ts';
+import { describeAt } from './build-errors.ts';
+import { functionBodyErrors } from './function-body.ts';
+import { transpileModule } from './node-module.ts';
+import { schemaErrors } from './guard-check.ts';
+import type { ComponentContent, NodeResult } from './record.ts';
+
+export type SourceCheck = { ok: true; compiled: string | null } | { ok: false; errors: Violation[] };
+
+/** Checks a revision's content; a node module comes back transpiled. */
+export function checkContent(content: ComponentContent): SourceCheck {
+  switch (content.kind) {
+    case 'lowcode': {
+      const errors = content.elements.flatMap((element, i) =>
+        functionBodyErrors(element.code).map((e) => ({ pointer: `/elements/${i}/code`, message: describeAt(e) })),
+      );
+      return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: null };
+    }
+    case 'node': {
+      const module = transpileModule(content.source);
+      const errors = [
+        ...(module.ok ? [] : module.errors.map((e) => ({ pointer: '/source', message: describeAt(e) }))),
+        ...resultSchemaErrors(content.results ?? []),
+      ];
+      if (errors.length > 0 || !module.ok) return { ok: false, errors };
+      return { ok: true, compiled: module.compiled };
+    }
+    case 'json-validator': {
+      const errors = schemaErrors(content.schema).map((e) => ({ pointer: `/schema${e.pointer}`, message: e.message }));
+      return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: null };
+    }
+  }
+}
+
+/** Declared result schemas end up in generated OpenAPI, so they must compile too. */
+function resultSchemaErrors(results: NodeResult[]): Violation[] {
+  return results.flatMap((result, i) =>
+    result.schema === undefined ? [] : schemaErrors(result.schema).map((e) => ({ pointer: `/results/${i}/schema${e.pointer}`, message: e.message })),
+  );
+}
+
+/** The compiled module (node) or null; throws 422 SOURCE_INVALID listing every problem. */
+export function assertSourceValid(content: ComponentContent): string | null {
+  const result = checkContent(content);
+  if (result.ok) return result.compiled;
+  const first = result.errors[0];
+  throw new ProblemError(422, 'SOURCE_INVALID', first ? `${first.pointer}: ${first.message}` : 'The source is invalid', { errors: result.errors });
+}

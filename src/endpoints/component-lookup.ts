@@ -1,0 +1,55 @@
+// Which revision an Endpoint binding runs (spec, Versioning): a pinned digest names exactly one;
+// otherwise lowcode/json-validator follow the latest active revision and node runs its selected
+// ready revision. Reads go through the caller's handle so they can join its transaction.
+import { and, desc, eq } from 'drizzle-orm';
+import type { Database, Orm } from '../db/index.ts';
+import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
+
+export interface BoundRevision extends ResolvedRevision {
+  number: number;
+  /** node: the transpiled module. */
+  compiled: string | null;
+}
+
+export interface BoundComponent {
+  component: { id: string; kind: ComponentKind; workspaceId: string; name: string };
+  revision: BoundRevision | null;
+}
+
+export class TableComponentLookup implements ComponentLookup {
+  constructor(private readonly db: Database) {}
+
+  async resolve(q: Orm, componentId: string, digest: string | undefined): Promise<BoundComponent | null> {
+    const { components, componentRevisions } = this.db.t;
+    const [component] = await q.select().from(components).where(eq(components.id, componentId));
+    if (!component) return null;
+    const where = digest
+      ? and(eq(componentRevisions.componentId, componentId), eq(componentRevisions.digest, digest))
+      : component.activeRevisionId
+        ? eq(componentRevisions.id, component.activeRevisionId)
+        : undefined;
+    let [revision] = where ? await q.select().from(componentRevisions).where(where).orderBy(desc(componentRevisions.number)).limit(1) : [];
+    // A node revision runs only once deployed: a pinned one without a ready deployment is not usable.
+    if (revision && digest && component.kind === 'node' && !(await this.deployedReady(q, revision.id))) revision = undefined;
+    return {
+      component: { id: component.id, kind: component.kind, workspaceId: component.workspaceId, name: component.name },
+      revision: revision ? { id: revision.id, number: revision.number, digest: revision.digest, content: revision.content, compiled: revision.compiled } : null,
+    };
+  }
+
+  private async deployedReady(q: Orm, revisionId: string): Promise<boolean> {
+    const { deployments } = this.db.t;
+    const rows = await q.select({ id: deployments.id }).from(deployments).where(and(eq(deployments.revisionId, revisionId), eq(deployments.status, 'ready'))).limit(1);
+    return rows.length > 0;
+  }
+
+  async hasDigest(q: Orm, componentId: string, digest: string): Promise<boolean> {
+    const { componentRevisions } = this.db.t;
+    const rows = await q
+      .select({ id: componentRevisions.id })
+      .from(componentRevisions)
+      .where(and(eq(componentRevisions.componentId, componentId), eq(componentRevisions.digest, digest)))
+      .limit(1);
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,76 @@
+// Builds the definition index the runtime serves (DESIGN §9): every active Endpoint with its
+// component revision and guard schema resolved, the instance settings, and the index version,
+// all read in one transaction so they agree. The snapshot is plain JSON (it travels through Redis).
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/index.ts';
+import type { ComponentKind } from './contract.ts';
+import type { TableComponentLookup } from './component-lookup.ts';
+import { readSettings, type EndpointSettings } from './settings.ts';
+import type { EndpointRecord } from './schema.ts';
+import type { EndpointStore } from './store.ts';
+
+export interface SnapshotRevision {
+  id: string;
+  number: number;
+  digest: string;
+  /** lowcode: the ordered elements. */
+  elements?: { name: string; code: string; visible: boolean }[];
+  /** node: the transpiled module. */
+  source?: string;
+  /** node: declared results. */
+  results?: { name: string; visible?: boolean }[];
+}
+
+export interface SnapshotEndpoint {
+  definition: Omit<EndpointRecord, 'createdAt' | 'updatedAt' | 'contractStatus'>;
+  component: { id: string; kind: ComponentKind; name: string } | null;
+  /** The revision this binding runs; null for a node component without a selected ready revision. */
+  revision: SnapshotRevision | null;
+  /** The inline guard schema, or the json-validator revision's schema. */
+  guardSchema: unknown;
+}
+
+export interface IndexSnapshot {
+  version: number;
+  builtAt: string;
+  settings: EndpointSettings;
+  endpoints: SnapshotEndpoint[];
+}
+
+export async function buildIndexSnapshot(db: Database, store: EndpointStore, components: TableComponentLookup): Promise<IndexSnapshot> {
+  // A transaction gives Postgres one consistent view; on SQLite it serialises with writers.
+  return db.write(async (q) => {
+    const [state] = await q.select().from(db.t.indexState).where(eq(db.t.indexState.id, 1));
+    const settings = await readSettings(db, q);
+    const endpoints: SnapshotEndpoint[] = [];
+    for (const record of await store.listActive(q)) {
+      const { createdAt: _c, updatedAt: _u, contractStatus: _s, ...definition } = record;
+      let component: SnapshotEndpoint['component'] = null;
+      let revision: SnapshotRevision | null = null;
+      if (record.componentId) {
+        const bound = await components.resolve(q, record.componentId, record.componentDigest);
+        if (bound) {
+          component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name };
+          if (bound.revision) {
+            const content = bound.revision.content;
+            revision = { id: bound.revision.id, number: bound.revision.number, digest: bound.revision.digest };
+            if (bound.component.kind === 'lowcode') {
+              revision.elements = ((content.elements ?? []) as { name: string; code: string; visible?: boolean }[]).map((e) => ({ name: e.name, code: e.code, visible: e.visible !== false }));
+            } else if (bound.component.kind === 'node') {
+              revision.source = bound.revision.compiled ?? '';
+              if (Array.isArray(content.results)) revision.results = content.results as SnapshotRevision['results'];
+            }
+          }
+        }
+      }
+      let guardSchema: unknown = null;
+      if (record.guard?.type === 'inline') guardSchema = record.guard.schema;
+      else if (record.guard?.type === 'component') {
+        const bound = await components.resolve(q, record.guard.componentId, record.guard.componentDigest);
+        guardSchema = bound?.revision?.content.schema ?? null;
+      }
+      endpoints.push({ definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'], component, revision, guardSchema });
+    }
+    return { version: state?.version ?? 0, builtAt: new Date().toISOString(), settings, endpoints };
+  });
+}

@@ -1,0 +1,47 @@
+// GET /api/v1/endpoints through the list engine. Rows come back in the definition's API shape:
+// the stored `definition` document is spread into the row when it is selected.
+import type { Database } from '../db/index.ts';
+import { isAdmin, type Principal } from '../auth/roles.ts';
+import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
+import { workspaceScope } from '../query/scope.ts';
+
+export const endpointsTable = defineTable({
+  name: 'endpoints',
+  key: 'id',
+  fields: {
+    id: { column: 'id', type: 'uuid' },
+    workspaceId: { column: 'workspace_id', type: 'uuid' },
+    name: { column: 'name', type: 'string' },
+    description: { column: 'description', type: 'string', nullable: true },
+    method: { column: 'method', type: 'string' },
+    path: { column: 'path', type: 'string' },
+    status: { column: 'status', type: 'string' },
+    componentId: { column: 'component_id', type: 'uuid', nullable: true },
+    definition: { column: 'definition', type: 'json', jsonPaths: true },
+    contractStatus: { column: 'contract_status', type: 'json', nullable: true, jsonPaths: true },
+    version: { column: 'version', type: 'integer' },
+    createdAt: { column: 'created_at', type: 'timestamp' },
+    updatedAt: { column: 'updated_at', type: 'timestamp' },
+  },
+});
+
+export const endpointsResource = defineResource({
+  table: endpointsTable,
+  features: { distinct: true, projection: true, groupBy: true, cast: true },
+  aggregates: ['count', 'min', 'max'],
+  defaultSort: [{ field: 'createdAt', dir: 'desc' }],
+});
+
+export class EndpointLister {
+  constructor(private readonly db: Database) {}
+
+  async list(principal: Principal, search: string): Promise<ListResult> {
+    const result = await runList(this.db.runner, endpointsResource, parseListQuery(search), { scope: workspaceScope(principal), debugAllowed: isAdmin(principal) });
+    return { ...result, data: result.data.map(flatten) };
+  }
+}
+
+function flatten(row: Record<string, unknown>): Record<string, unknown> {
+  const { definition, ...rest } = row;
+  return definition && typeof definition === 'object' && !Array.isArray(definition) ? { ...rest, ...(definition as Record<string, unknown>) } : row;
+}

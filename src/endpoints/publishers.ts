@@ -1,0 +1,56 @@
+// Index publication (DESIGN §9): in-process listeners (embedded mode: the runtime reloads before
+// the control-plane call returns), and Redis (the snapshot cached under its version, the version
+// announced on a channel).
+import type { Redis } from 'ioredis';
+import type { Logger } from '../lib/log.ts';
+import { INDEX_CHANNEL, SNAPSHOT_TTL_SECONDS, snapshotKey } from '../lib/redis.ts';
+import type { IndexPublisher } from './index-version.ts';
+import type { IndexSnapshot } from './index-snapshot.ts';
+
+type Listener = (version: number) => Promise<void>;
+
+export class LocalIndexPublisher implements IndexPublisher {
+  private readonly listeners = new Set<Listener>();
+
+  constructor(private readonly log: Logger) {}
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async published(version: number): Promise<void> {
+    await Promise.all(
+      [...this.listeners].map((listener) =>
+        listener(version).catch((error: unknown) => this.log.warn(`index listener failed for version ${version}`, { error: String(error) })),
+      ),
+    );
+  }
+}
+
+/** Caches the snapshot in Redis under its version and announces it; failures never fail the change (pollers catch up). */
+export class RedisIndexPublisher implements IndexPublisher {
+  constructor(
+    private readonly redis: Redis,
+    private readonly snapshot: () => Promise<IndexSnapshot>,
+    private readonly log: Logger,
+  ) {}
+
+  async published(_version: number): Promise<void> {
+    try {
+      const snapshot = await this.snapshot();
+      await this.redis.set(snapshotKey(snapshot.version), JSON.stringify(snapshot), 'EX', SNAPSHOT_TTL_SECONDS);
+      await this.redis.publish(INDEX_CHANNEL, String(snapshot.version));
+    } catch (error) {
+      this.log.warn('could not publish the index to Redis; runtimes will pick it up by polling', { error: String(error) });
+    }
+  }
+}
+
+export class CompositePublisher implements IndexPublisher {
+  constructor(private readonly publishers: IndexPublisher[]) {}
+
+  async published(version: number): Promise<void> {
+    await Promise.all(this.publishers.map((p) => p.published(version)));
+  }
+}

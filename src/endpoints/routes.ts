@@ -1,0 +1,90 @@
+// HTTP routes under /api/v1/endpoints: definitions, activation, validation, settings, statistics, OpenAPI.
+import { Elysia } from 'elysia';
+import type { httpConventions } from '../http/plugin.ts';
+import { operation } from '../http/docs.ts';
+import { etagOf } from '../http/etag.ts';
+import type { Database } from '../db/index.ts';
+import { EndpointCreateBody, EndpointSettingsBody, EndpointUpdateBody } from './schema.ts';
+import { endpointJson } from './json.ts';
+import type { EndpointService } from './service.ts';
+import type { EndpointSettingsService } from './settings-service.ts';
+import { readStatistics } from './statistics.ts';
+import type { EndpointOpenApi } from './openapi-service.ts';
+import type { EndpointLister } from './list.ts';
+
+const admins = { auth: { roles: ['ENDPOINT_ADMIN'] as const } };
+const instanceAdmin = { auth: { roles: ['INSTANCE_ADMIN'] as const } };
+
+export interface EndpointRouteDeps {
+  db: Database;
+  endpoints: EndpointService;
+  settings: EndpointSettingsService;
+  openapi: EndpointOpenApi;
+  lister: EndpointLister;
+}
+
+export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, deps: EndpointRouteDeps) {
+  const { endpoints, settings } = deps;
+  return new Elysia({ name: 'endpoint-routes' })
+    .use(conventions)
+    // Static paths first: `settings` and `openapi` are not Endpoint ids.
+    .get('/endpoints/settings', () => settings.get(), { ...admins, ...operation({ summary: 'Instance Endpoint execution defaults', tag: 'Endpoints' }) })
+    .put('/endpoints/settings', ({ principal, body }) => settings.put(principal, body), {
+      ...instanceAdmin,
+      ...operation({ summary: 'Save the instance Endpoint execution defaults', tag: 'Endpoints', body: EndpointSettingsBody }),
+    })
+    .delete('/endpoints/settings', async ({ principal, set }) => {
+      await settings.delete(principal);
+      set.status = 204;
+    }, { ...instanceAdmin, ...operation({ summary: 'Remove saved settings (legacy System authority)', tag: 'Endpoints', responses: { 204: 'Removed' } }) })
+    .get('/endpoints/openapi', ({ principal }) => deps.openapi.all(principal), {
+      ...admins,
+      ...operation({ summary: 'Generated OpenAPI document for all active Endpoints', tag: 'Endpoints' }),
+    })
+    .post('/endpoints', async ({ principal, body, set }) => {
+      const e = await endpoints.create(principal, body);
+      set.status = 201;
+      set.headers.etag = etagOf(e.version);
+      return endpointJson(e);
+    }, { ...admins, ...operation({ summary: 'Create an Endpoint definition (disabled)', tag: 'Endpoints', body: EndpointCreateBody, responses: { 201: 'The definition' } }) })
+    .get('/endpoints', ({ principal, request }) => deps.lister.list(principal, new URL(request.url).search), {
+      ...admins,
+      ...operation({ summary: 'List Endpoint definitions (list engine)', tag: 'Endpoints' }),
+    })
+    .get('/endpoints/:id', async ({ principal, params, set }) => {
+      const e = await endpoints.get(principal, params.id);
+      set.headers.etag = etagOf(e.version);
+      return endpointJson(e);
+    }, { ...admins, ...operation({ summary: 'Get an Endpoint definition', tag: 'Endpoints' }) })
+    .patch('/endpoints/:id', async ({ principal, params, body, request, set }) => {
+      const e = await endpoints.update(principal, params.id, body, request.headers.get('if-match'));
+      set.headers.etag = etagOf(e.version);
+      return endpointJson(e);
+    }, { ...admins, ...operation({ summary: 'Update an Endpoint definition (optimistic locking with version / If-Match)', tag: 'Endpoints', body: EndpointUpdateBody }) })
+    .delete('/endpoints/:id', async ({ principal, params, set }) => {
+      await endpoints.delete(principal, params.id);
+      set.status = 204;
+    }, { ...admins, ...operation({ summary: 'Delete a disabled Endpoint definition', tag: 'Endpoints', responses: { 204: 'Deleted' } }) })
+    .post('/endpoints/:id/activate', async ({ principal, params, set }) => {
+      const e = await endpoints.activate(principal, params.id);
+      set.headers.etag = etagOf(e.version);
+      return endpointJson(e);
+    }, { ...admins, ...operation({ summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route)', tag: 'Endpoints' }) })
+    .post('/endpoints/:id/disable', async ({ principal, params, set }) => {
+      const e = await endpoints.disable(principal, params.id);
+      set.headers.etag = etagOf(e.version);
+      return endpointJson(e);
+    }, { ...admins, ...operation({ summary: 'Disable an Endpoint', tag: 'Endpoints' }) })
+    .post('/endpoints/:id/validate', ({ principal, params }) => endpoints.validate(principal, params.id), {
+      ...admins,
+      ...operation({ summary: 'Contract validation: {valid, errors, warnings}', tag: 'Endpoints' }),
+    })
+    .get('/endpoints/:id/statistics', async ({ principal, params }) => {
+      const e = await endpoints.get(principal, params.id);
+      return readStatistics(deps.db, e.id);
+    }, { ...admins, ...operation({ summary: 'Invocation statistics', tag: 'Endpoints' }) })
+    .get('/endpoints/:id/openapi', ({ principal, params }) => deps.openapi.one(principal, params.id), {
+      ...admins,
+      ...operation({ summary: 'Generated OpenAPI document for one Endpoint', tag: 'Endpoints' }),
+    });
+}

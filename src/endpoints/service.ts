@@ -1,0 +1,229 @@
+// Endpoint definitions: create (disabled), PATCH with optimistic locking, activate / disable with
+// route-conflict detection, contract validation, delete; each runtime-affecting change bumps the
+// index version in its transaction and is published after the commit.
+import { eq } from 'drizzle-orm';
+import type { Database, Orm } from '../db/index.ts';
+import { ifMatchAccepts } from '../http/etag.ts';
+import { inWorkspace, type Principal } from '../auth/roles.ts';
+import { recordChange } from '../audit/record.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { validBody } from '../http/body.ts';
+import { ProblemError, notFound, type Violation } from '../http/problem.ts';
+import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
+import { validateContract, type ContractDeps } from './contract.ts';
+import { pathViolations, routeShape } from './path.ts';
+import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from './schema.ts';
+import type { EndpointStore } from './store.ts';
+
+export interface EndpointServiceDeps {
+  db: Database;
+  store: EndpointStore;
+  contract: ContractDeps;
+  publisher: IndexPublisher;
+}
+
+const OPTIONAL_FIELDS = ['description', 'guard', 'validationFailure', 'componentId', 'componentDigest', 'popResult', 'staticResponse', 'executionPolicy', 'inputs'] as const;
+
+export class EndpointService {
+  constructor(private readonly deps: EndpointServiceDeps) {}
+
+  async get(principal: Principal, id: string): Promise<EndpointRecord> {
+    const endpoint = await this.deps.store.get(id);
+    if (!endpoint || !inWorkspace(principal, endpoint.workspaceId)) throw notFound('Endpoint');
+    return endpoint;
+  }
+
+  async create(principal: Principal, rawBody: unknown): Promise<EndpointRecord> {
+    const body = validBody(rawBody, validators.create, (b) => pathRule(b));
+    const workspaceId = body.workspaceId ?? principal.workspaceIds[0];
+    if (!workspaceId || !inWorkspace(principal, workspaceId)) throw notFound('Workspace');
+    const now = new Date();
+    const { workspaceId: _w, ...fields } = body;
+    const record: EndpointRecord = {
+      ...fields,
+      id: crypto.randomUUID(),
+      workspaceId,
+      description: body.description ?? null,
+      status: 'disabled',
+      componentId: body.componentId ?? null,
+      successStatus: body.successStatus ?? 200,
+      timeoutMs: body.timeoutMs ?? 10_000,
+      contractStatus: null,
+      version: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const { db } = this.deps;
+    return db.write(async (q) => {
+      await this.assertDigestsKnown(q, record);
+      record.contractStatus = await validateContract(q, record, this.deps.contract);
+      await this.deps.store.insert(q, record, principal.id);
+      await recordChange(db, q, principal, { action: 'endpoint.create', resourceType: 'endpoint', resourceId: record.id, workspaceId, beforeVersion: null, afterVersion: 0 });
+      return record;
+    });
+  }
+
+  async update(principal: Principal, id: string, rawBody: unknown, ifMatch: string | null): Promise<EndpointRecord> {
+    const current = await this.get(principal, id);
+    const body = validBody(rawBody, validators.update, (b) => pathRule(b));
+    if (ifMatch !== null && !ifMatchAccepts(ifMatch, current.version)) {
+      throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${current.version}`, { extra: { currentVersion: current.version } });
+    }
+    if (body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
+    const { version: _v, ...fields } = body;
+    if (Object.keys(fields).length === 0) return current;
+
+    const next = applyPatch(current, fields);
+    const { version, published } = await this.commit(current, next, principal, 'endpoint.update', async (q) => {
+      await this.assertDigestsKnown(q, next);
+      next.contractStatus = await validateContract(q, next, this.deps.contract);
+      if (next.status === 'active') {
+        assertValid(next.contractStatus, 'The change would leave this active Endpoint invalid');
+        await this.assertNoRouteConflict(q, next);
+      }
+    });
+    if (published) await this.deps.publisher.published(published);
+    return version;
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const current = await this.get(principal, id);
+    if (current.status === 'active') throw new ProblemError(409, 'ENDPOINT_ACTIVE', 'Disable the Endpoint before deleting it');
+    const { db } = this.deps;
+    await db.write(async (q) => {
+      const fresh = await this.deps.store.get(id, q);
+      if (fresh?.status === 'active') throw new ProblemError(409, 'ENDPOINT_ACTIVE', 'Disable the Endpoint before deleting it');
+      await this.deps.store.delete(q, id);
+      await recordChange(db, q, principal, { action: 'endpoint.delete', resourceType: 'endpoint', resourceId: id, workspaceId: current.workspaceId, beforeVersion: current.version, afterVersion: null });
+    });
+  }
+
+  /** Contract validation on demand. */
+  async validate(principal: Principal, id: string): Promise<ContractStatus> {
+    const endpoint = await this.get(principal, id);
+    return this.deps.db.read((q) => validateContract(q, endpoint, this.deps.contract));
+  }
+
+  async activate(principal: Principal, id: string): Promise<EndpointRecord> {
+    const current = await this.get(principal, id);
+    const next: EndpointRecord = { ...current, status: 'active' };
+    const { version, published } = await this.commit(current, next, principal, 'endpoint.activate', async (q) => {
+      next.contractStatus = await validateContract(q, next, this.deps.contract);
+      assertValid(next.contractStatus, 'The Endpoint definition is not valid');
+      await this.assertNoRouteConflict(q, next);
+    }, current.status === 'active');
+    if (published) await this.deps.publisher.published(published);
+    return version;
+  }
+
+  async disable(principal: Principal, id: string): Promise<EndpointRecord> {
+    const current = await this.get(principal, id);
+    const next: EndpointRecord = { ...current, status: 'disabled' };
+    const { version, published } = await this.commit(current, next, principal, 'endpoint.disable', async () => {}, current.status === 'disabled');
+    if (published) await this.deps.publisher.published(published);
+    return version;
+  }
+
+  /**
+   * Re-validates the Endpoints that follow the latest revision of a component, inside the
+   * transaction that changed its active revision (pinned Endpoints are untouched).
+   */
+  async revalidateFollowers(q: Orm, componentId: string): Promise<void> {
+    for (const endpoint of await this.deps.store.boundTo(q, componentId)) {
+      const follows = (endpoint.componentId === componentId && !endpoint.componentDigest) ||
+        (endpoint.guard?.type === 'component' && endpoint.guard.componentId === componentId && !endpoint.guard.componentDigest);
+      if (!follows) continue;
+      const contractStatus = await validateContract(q, endpoint, this.deps.contract);
+      await q.update(this.deps.db.t.endpoints).set({ contractStatus: contractStatus as unknown as Record<string, unknown> }).where(eqId(this.deps.db, endpoint.id));
+    }
+  }
+
+  /**
+   * Writes `next` over `current` with compare-and-set, a version bump, an audit row and (when the
+   * runtime is affected) an index version bump, all in one transaction. `unchanged` short-circuits.
+   */
+  private async commit(
+    current: EndpointRecord,
+    next: EndpointRecord,
+    principal: Principal,
+    action: string,
+    check: (q: Orm) => Promise<void>,
+    unchanged = false,
+  ): Promise<{ version: EndpointRecord; published: number | null }> {
+    if (unchanged) return { version: current, published: null };
+    const { db, store } = this.deps;
+    try {
+      return await db.write(async (q) => {
+        await check(q);
+        const stored = await store.compareAndSet(q, current.version, { ...next, version: current.version + 1, updatedAt: new Date() });
+        if (!stored) throw versionConflict((await store.get(current.id, q))?.version ?? current.version);
+        const affectsRuntime = current.status === 'active' || next.status === 'active';
+        const published = affectsRuntime ? await bumpIndexVersion(db, q) : null;
+        await recordChange(db, q, principal, { action, resourceType: 'endpoint', resourceId: current.id, workspaceId: current.workspaceId, beforeVersion: current.version, afterVersion: stored.version });
+        return { version: stored, published };
+      });
+    } catch (error) {
+      // The partial unique index on active shapes settles races the pre-check cannot see.
+      if (isUniqueViolation(error)) {
+        const other = await db.read((q) => store.activeWithShape(q, routeShape(next.method, next.path)));
+        throw routeConflict(other?.id ?? null);
+      }
+      throw error;
+    }
+  }
+
+  private async assertNoRouteConflict(q: Orm, next: EndpointRecord): Promise<void> {
+    const other = await this.deps.store.activeWithShape(q, routeShape(next.method, next.path));
+    if (other && other.id !== next.id) throw routeConflict(other.id);
+  }
+
+  private async assertDigestsKnown(q: Orm, e: EndpointRecord): Promise<void> {
+    const errors: Violation[] = [];
+    const { components } = this.deps.contract;
+    if (e.componentId && e.componentDigest && !(await components.hasDigest(q, e.componentId, e.componentDigest))) {
+      errors.push({ pointer: '/componentDigest', message: 'No revision of the component has this digest' });
+    }
+    if (e.guard?.type === 'component' && e.guard.componentDigest && !(await components.hasDigest(q, e.guard.componentId, e.guard.componentDigest))) {
+      errors.push({ pointer: '/guard/componentDigest', message: 'No revision of the guard component has this digest' });
+    }
+    if (errors.length > 0) throw new ProblemError(422, 'UNKNOWN_DIGEST', errors[0]!.message, { errors });
+  }
+}
+
+const eqId = (db: Database, id: string) => eq(db.t.endpoints.id, id);
+
+/** PATCH: supplied fields replace, `null` clears an optional one; a new componentId drops an old pin. */
+function applyPatch(current: EndpointRecord, fields: Omit<EndpointUpdateBody, 'version'>): EndpointRecord {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === null) {
+      if ((OPTIONAL_FIELDS as readonly string[]).includes(key)) next[key] = key === 'componentId' || key === 'description' ? null : undefined;
+    } else if (value !== undefined) {
+      next[key] = value;
+    }
+  }
+  if (fields.componentId !== undefined && fields.componentId !== current.componentId && fields.componentDigest === undefined) {
+    next.componentDigest = undefined;
+  }
+  for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
+  return next as unknown as EndpointRecord;
+}
+
+function pathRule(body: unknown): Violation[] {
+  const path = (body as { path?: unknown } | null)?.path;
+  return typeof path === 'string' ? pathViolations(path) : [];
+}
+
+function assertValid(status: ContractStatus, detail: string): void {
+  if (status.valid) return;
+  throw new ProblemError(422, 'INVALID_DEFINITION', detail, {
+    errors: status.errors.map((e) => ({ pointer: e.pointer ?? '', message: e.message, code: 'INVALID_DEFINITION' as const })),
+    extra: { contractErrors: status.errors, warnings: status.warnings },
+  });
+}
+
+const versionConflict = (currentVersion: number) =>
+  new ProblemError(409, 'VERSION_CONFLICT', `The Endpoint is at version ${currentVersion}`, { extra: { currentVersion } });
+
+const routeConflict = (conflictingEndpointId: string | null) =>
+  new ProblemError(409, 'ROUTE_CONFLICT', 'An active Endpoint already serves this method and path shape', { extra: { conflictingEndpointId } });

@@ -1,0 +1,50 @@
+// GET/PUT/DELETE /api/v1/endpoints/settings: the instance's Endpoint execution defaults.
+import type { Database } from '../db/index.ts';
+import type { Principal } from '../auth/roles.ts';
+import { loadPrincipal } from '../auth/principals.ts';
+import { recordChange } from '../audit/record.ts';
+import { validBody } from '../http/body.ts';
+import { ProblemError } from '../http/problem.ts';
+import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
+import { validators } from './schema.ts';
+import { deleteSettings, readSettings, writeSettings, type EndpointSettings } from './settings.ts';
+
+export class EndpointSettingsService {
+  constructor(private readonly db: Database, private readonly publisher: IndexPublisher) {}
+
+  get(): Promise<EndpointSettings> {
+    return this.db.read((q) => readSettings(this.db, q));
+  }
+
+  async put(principal: Principal, rawBody: unknown): Promise<EndpointSettings> {
+    const body = validBody(rawBody, validators.settings);
+    const value = { executionPolicy: body.executionPolicy, currentUser: body.currentUser ?? 'BUSINESS_USER' } as const;
+    const { db } = this;
+    const version = await db.write(async (q) => {
+      if (value.executionPolicy.mode === 'SERVICE_ACCOUNT') {
+        const id = value.executionPolicy.serviceAccountId;
+        const account = id ? await loadPrincipal(db, q, id) : null;
+        const message = !id ? 'SERVICE_ACCOUNT mode needs serviceAccountId'
+          : !account || account.kind !== 'SERVICE_ACCOUNT' ? 'No service account with this id'
+          : !account.active || !account.platformAccess ? 'The service account must be active and have platform access' : null;
+        if (message) throw new ProblemError(422, 'VALIDATION_FAILED', message, { errors: [{ pointer: '/executionPolicy/serviceAccountId', message }] });
+      }
+      await writeSettings(db, q, value);
+      await recordChange(db, q, principal, { action: 'endpoint-settings.put', resourceType: 'endpoint-settings', resourceId: null, workspaceId: null, beforeVersion: null, afterVersion: null, details: { ...value } });
+      return bumpIndexVersion(db, q);
+    });
+    await this.publisher.published(version);
+    return { ...value, saved: true };
+  }
+
+  /** Removes the saved settings: the instance falls back to the legacy System authority. */
+  async delete(principal: Principal): Promise<void> {
+    const { db } = this;
+    const version = await db.write(async (q) => {
+      await deleteSettings(db, q);
+      await recordChange(db, q, principal, { action: 'endpoint-settings.delete', resourceType: 'endpoint-settings', resourceId: null, workspaceId: null, beforeVersion: null, afterVersion: null });
+      return bumpIndexVersion(db, q);
+    });
+    await this.publisher.published(version);
+  }
+}

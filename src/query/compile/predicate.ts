@@ -1,0 +1,87 @@
+// One predicate `{field, op, value}` → SQL for the field's resolved expression. The operator
+// must be one the field's type (and declaration) accepts; every value is coerced and bound.
+import { type SQL, sql } from 'drizzle-orm';
+import type { Predicate } from '../ast.ts';
+import { checkLikePattern } from '../dialect/patterns.ts';
+import { at, fail } from '../errors.ts';
+import type { Operator } from '../operators.ts';
+import { coerce, coerceElement, coerceJson } from './values.ts';
+import type { Operand, Scope } from './scope.ts';
+
+const COMPARE: Partial<Record<Operator, SQL>> = {
+  eq: sql` = `,
+  ne: sql` <> `,
+  gt: sql` > `,
+  gte: sql` >= `,
+  lt: sql` < `,
+  lte: sql` <= `,
+};
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL {
+  const { dialect } = scope.ctx;
+  const { op, value } = pred;
+  const vp = at(pred.at, 'value');
+  if (!x.ops.includes(op)) fail(at(pred.at, 'op'), `operator ${op} does not apply to field '${pred.field}' (${x.jsonPath ? 'JSON path' : x.type})`);
+  const bind = (raw: unknown, pointer: string) => dialect.bind(x.type, coerce(x.type, raw, pointer));
+  const json = (): SQL => x.json ?? fail(at(pred.at, 'op'), `operator ${op} needs a JSON or array field`);
+  const elements = () => list(value).map((v, i) => coerceElement(x.items, v, at(vp, i)));
+
+  switch (op) {
+    case 'eq':
+    case 'ne':
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return sql`${x.sql}${COMPARE[op]}${bind(value, vp)}`;
+    case 'in':
+    case 'notIn':
+    case 'any': {
+      if (op === 'any' && x.type === 'array') return dialect.arrayHasAny(json(), elements());
+      const items = list(value).map((v, i) => bind(v, at(vp, i)));
+      return sql`${x.sql} ${op === 'notIn' ? sql`NOT IN` : sql`IN`} (${sql.join(items, sql`, `)})`;
+    }
+    case 'between': {
+      const [lo, hi] = list(value);
+      return sql`${x.sql} BETWEEN ${bind(lo, at(vp, 0))} AND ${bind(hi, at(vp, 1))}`;
+    }
+    case 'isNull':
+      return sql`${x.sql} IS NULL`;
+    case 'isNotNull':
+      return sql`${x.sql} IS NOT NULL`;
+    case 'like':
+    case 'notLike':
+    case 'ilike':
+    case 'notILike': {
+      const pattern = String(coerce('string', value, vp));
+      checkLikePattern(pattern, vp);
+      const match = dialect.like(x.sql, pattern, op === 'ilike' || op === 'notILike');
+      return op === 'like' || op === 'ilike' ? match : sql`NOT (${match})`;
+    }
+    case 'startsWith':
+    case 'endsWith':
+      return dialect.affix(x.sql, String(coerce('string', value, vp)), op === 'startsWith' ? 'start' : 'end');
+    case 'true':
+    case 'false':
+      return dialect.isBool(x.jsonPath ? json() : x.sql, x.jsonPath, op === 'true');
+    case 'contains':
+      return dialect.jsonContains(json(), dialect.bindJson(coerceJson(x.items, value, vp)));
+    case 'containedBy':
+      return dialect.jsonContains(dialect.bindJson(coerceJson(x.items, value, vp)), json());
+    case 'arrayHas':
+    case 'jsonArrayHas':
+      return dialect.arrayHasAny(json(), [coerceElement(x.items, value, vp)]);
+    case 'arrayHasAny':
+    case 'jsonArrayHasAny':
+      return dialect.arrayHasAny(json(), elements());
+    case 'arrayHasAll':
+    case 'jsonArrayHasAll':
+      return dialect.arrayHasAll(json(), elements());
+    case 'arrayContainedBy':
+      return dialect.arrayContainedBy(json(), elements());
+  }
+}

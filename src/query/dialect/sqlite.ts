@@ -1,0 +1,171 @@
+// SQLite: ids TEXT, timestamps INTEGER epoch ms, JSON and arrays as JSON TEXT, booleans 0/1.
+// Array and JSON operators go through json_each/json_tree; case-sensitive LIKE through GLOB.
+import { type SQL, sql } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import type { ValueType } from '../types.ts';
+import { escapeGlob, likeToGlob } from './patterns.ts';
+import type { Bindable, JsonScalar, SqlDialect, TruncUnit } from './types.ts';
+
+const compiler = new SQLiteSyncDialect();
+
+/** `$."a"."b"[0]`: segments are pre-validated ([A-Za-z0-9_-]), so quoting is enough. */
+export function sqlitePath(path: readonly string[]): string {
+  return `$${path.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `."${s}"`)).join('')}`;
+}
+
+// JSON element equality for json_each/json_tree rows `a` and `b`: same JSON type (integer and
+// real count as one, like jsonb numerics) and same atom.
+function sameElement(a: string, b: string): SQL {
+  const A = sql.identifier(a);
+  const B = sql.identifier(b);
+  return sql`(CASE ${A}.type WHEN 'real' THEN 'integer' ELSE ${A}.type END) = (CASE ${B}.type WHEN 'real' THEN 'integer' ELSE ${B}.type END) AND ${A}.atom IS ${B}.atom`;
+}
+
+
+export const sqlite: SqlDialect = {
+  name: 'sqlite',
+  distinctOn: false,
+
+  toQuery(query) {
+    const { sql: text, params } = compiler.sqlToQuery(query);
+    return { sql: text, params };
+  },
+
+  bind(type: ValueType, value: Bindable) {
+    if (typeof value === 'boolean') return sql`${value ? 1 : 0}`;
+    void type; // storage representation equals the coerced value for every other type
+    return sql`${value}`;
+  },
+
+  bindJson(value) {
+    return sql`${JSON.stringify(value)}`;
+  },
+
+  jsonText(doc, path) {
+    // ->> turns JSON true/false into 1/0; spell them like Postgres' #>> does.
+    const p = sqlitePath(path);
+    return sql`(CASE json_type(${doc}, ${p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(${doc}, ${p}) AS TEXT) END)`;
+  },
+
+  jsonValue(doc, path) {
+    return path.length === 0 ? doc : sql`(${doc} -> ${sqlitePath(path)})`;
+  },
+
+  isBool(expr, json, want) {
+    if (json) return want ? sql`${expr} = 'true'` : sql`${expr} = 'false'`;
+    return want ? sql`${expr} = 1` : sql`${expr} = 0`;
+  },
+
+  like(expr, pattern, insensitive) {
+    // SQLite's LIKE ignores ASCII case; GLOB is the case-sensitive matcher.
+    return insensitive ? sql`${expr} LIKE ${pattern} ESCAPE '\\'` : sql`${expr} GLOB ${likeToGlob(pattern)}`;
+  },
+
+  affix(expr, text, where) {
+    return sql`${expr} GLOB ${where === 'start' ? `${escapeGlob(text)}*` : `*${escapeGlob(text)}`}`;
+  },
+
+  arrayHasAny(array, values: readonly JsonScalar[]) {
+    return sql`(json_type(${array}) = 'array' AND EXISTS (SELECT 1 FROM json_each(${array}) AS "e", json_each(${JSON.stringify(values)}) AS "p" WHERE ${sameElement('e', 'p')}))`;
+  },
+
+  arrayHasAll(array, values) {
+    return sql`(json_type(${array}) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(values)}) AS "p" WHERE NOT EXISTS (SELECT 1 FROM json_each(${array}) AS "e" WHERE ${sameElement('e', 'p')})))`;
+  },
+
+  arrayContainedBy(array, values) {
+    return sql`(json_type(${array}) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(${array}) AS "e" WHERE NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(values)}) AS "p" WHERE ${sameElement('e', 'p')})))`;
+  },
+
+  jsonContains(container, contained) {
+    // Leaf by leaf: every scalar of `contained` must be found in `container` at the same object
+    // path; a scalar whose parent is an array may sit anywhere in the container's array there.
+    // (Postgres also lets arrays of containers match in any order; here their positions count.)
+    const A = container;
+    const norm = (type: SQL) => sql`(CASE ${type} WHEN 'real' THEN 'integer' ELSE ${type} END)`;
+    const v = sql.identifier('v');
+    const rootScalar = sql`(${norm(sql`json_type(${A})`)} = ${norm(sql`${v}.type`)} AND json_extract(${A}, '$') IS ${v}.atom) OR (json_type(${A}) = 'array' AND EXISTS (SELECT 1 FROM json_each(${A}) AS "e" WHERE ${sameElement('e', 'v')}))`;
+    const inArray = sql`json_type(${A}, ${v}.path) = 'array' AND EXISTS (SELECT 1 FROM json_each(${A}, ${v}.path) AS "e" WHERE ${sameElement('e', 'v')})`;
+    const atPath = sql`${norm(sql`json_type(${A}, ${v}.fullkey)`)} = ${norm(sql`${v}.type`)} AND json_extract(${A}, ${v}.fullkey) IS ${v}.atom`;
+    const found = sql`CASE WHEN ${v}.parent IS NULL THEN ${rootScalar} WHEN typeof(${v}.key) = 'integer' THEN ${inArray} ELSE ${atPath} END`;
+    return sql`(json_type(${A}) IS NOT NULL AND json_type(${contained}) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_tree(${contained}) AS ${v} WHERE ${v}.type NOT IN ('object', 'array') AND NOT (${found})))`;
+  },
+
+  cast(x, from, to) {
+    if (from === to) return x;
+    switch (to) {
+      case 'string':
+        if (from === 'uuid' || from === 'date' || from === 'json' || from === 'array') return x;
+        if (from === 'boolean') return sql`(CASE ${x} WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)`;
+        if (from === 'timestamp') return sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${x} / 1000.0, 'unixepoch')`;
+        return sql`CAST(${x} AS TEXT)`;
+      case 'integer':
+        if (from === 'boolean' || from === 'timestamp') return x;
+        if (from === 'uuid' || from === 'date' || from === 'array') return undefined;
+        return sql`CAST(${x} AS INTEGER)`;
+      case 'number':
+        if (from === 'uuid' || from === 'date' || from === 'array') return undefined;
+        return sql`CAST(${x} AS REAL)`;
+      case 'boolean':
+        if (from === 'integer' || from === 'number') return sql`(${x} <> 0)`;
+        if (from === 'string' || from === 'json') {
+          return sql`(CASE lower(trim(${x})) WHEN 'true' THEN 1 WHEN 't' THEN 1 WHEN 'yes' THEN 1 WHEN 'y' THEN 1 WHEN 'on' THEN 1 WHEN '1' THEN 1 WHEN 'false' THEN 0 WHEN 'f' THEN 0 WHEN 'no' THEN 0 WHEN 'n' THEN 0 WHEN 'off' THEN 0 WHEN '0' THEN 0 END)`;
+        }
+        return undefined;
+      case 'date':
+        if (from === 'string') return sql`date(${x})`;
+        if (from === 'timestamp') return sql`date(${x} / 1000, 'unixepoch')`;
+        return undefined;
+      case 'timestamp':
+        if (from === 'string') return sql`CAST(unixepoch(${x}, 'subsec') * 1000 AS INTEGER)`;
+        if (from === 'integer') return x;
+        if (from === 'number') return sql`CAST(${x} AS INTEGER)`;
+        if (from === 'date') return sql`(unixepoch(${x}) * 1000)`;
+        return undefined;
+      case 'json':
+        if (from === 'array') return x;
+        if (from === 'string') return sql`(CASE WHEN json_valid(${x}) THEN json(${x}) END)`;
+        if (from === 'boolean') return sql`(CASE ${x} WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)`;
+        if (from === 'timestamp') return sql`json_quote(strftime('%Y-%m-%dT%H:%M:%fZ', ${x} / 1000.0, 'unixepoch'))`;
+        return sql`json_quote(${x})`;
+      case 'uuid':
+        return from === 'string' ? sql`lower(${x})` : undefined;
+      case 'array':
+        return undefined;
+    }
+  },
+
+  dateTrunc(unit: TruncUnit, x) {
+    switch (unit) {
+      // Integer division truncates epoch ms; the divisors are written inline (a bound REAL
+      // would turn it into float division).
+      case 'second':
+        return sql`((${x} / 1000) * 1000)`;
+      case 'minute':
+        return sql`((${x} / 60000) * 60000)`;
+      case 'hour':
+        return sql`((${x} / 3600000) * 3600000)`;
+      case 'day':
+        return sql`((${x} / 86400000) * 86400000)`;
+      case 'week':
+        return sql`(unixepoch(${x} / 1000, 'unixepoch', 'weekday 0', '-6 days', 'start of day') * 1000)`;
+      case 'month':
+        return sql`(unixepoch(${x} / 1000, 'unixepoch', 'start of month') * 1000)`;
+      case 'year':
+        return sql`(unixepoch(${x} / 1000, 'unixepoch', 'start of year') * 1000)`;
+    }
+  },
+
+  output(expr) {
+    return expr; // decode.ts turns 0/1, epoch ms and JSON text into API values
+  },
+
+  nulls(dir, nullable) {
+    if (!nullable) return sql``; // keeps ORDER BY on non-null indexed columns index-backed
+    return dir === 'asc' ? sql` NULLS LAST` : sql` NULLS FIRST`;
+  },
+
+  explain(query) {
+    return sql`EXPLAIN QUERY PLAN ${query}`;
+  },
+};

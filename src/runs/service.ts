@@ -1,0 +1,112 @@
+// Run operations: start (refused on a DISABLED agent), read, cancel, and the events list, with
+// access decided through the run's agent (404 for unknown or invisible runs).
+import type { Principal } from '../auth/roles.ts';
+import { isAdmin } from '../auth/roles.ts';
+import { ProblemError, notFound } from '../http/problem.ts';
+import type { AgentService } from '../agents/service.ts';
+import { assertCanRead, isOwner } from '../agents/access.ts';
+import type { AgentRecord } from '../agents/record.ts';
+import type { Database } from '../db/index.ts';
+import { runList, parseListQuery, type ListResult } from '../query/index.ts';
+import { runEventsResource } from '../query/resources/run-events.ts';
+import { FINAL_STATES, type RunRecord } from './record.ts';
+import type { RunStore } from './store.ts';
+import { compile } from '../http/validate.ts';
+import { validBody, NO_BODY } from '../http/body.ts';
+import { Type } from '@sinclair/typebox';
+
+export const RunCreateBody = Type.Object(
+  {
+    input: Type.Optional(Type.Unknown({ description: 'Any JSON input for the run' })),
+    parentRunId: Type.Optional(Type.String({ format: 'uuid', description: 'Makes this a child run of a run of the same agent tree' })),
+  },
+  { additionalProperties: false, $id: 'RunCreate' },
+);
+const runCreate = compile(RunCreateBody);
+
+export class RunService {
+  constructor(
+    private readonly db: Database,
+    private readonly runs: RunStore,
+    private readonly agents: AgentService,
+  ) {}
+
+  async start(principal: Principal, agentId: string, rawBody: unknown): Promise<RunRecord> {
+    const agent = await this.agents.get(principal, agentId); // 404 invisible, 403 no agent role
+    this.assertCanStart(principal, agent);
+    const body = rawBody === undefined || rawBody === NO_BODY ? {} : validBody(rawBody, runCreate);
+    if (agent.status === 'DISABLED') throw new ProblemError(409, 'AGENT_DISABLED', 'Runs cannot be started on a DISABLED agent');
+    let rootRunId: string | null = null;
+    if (body.parentRunId) {
+      const parent = await this.runs.get(body.parentRunId);
+      if (!parent || parent.workspaceId !== agent.workspaceId) {
+        throw new ProblemError(422, 'VALIDATION_FAILED', 'No such parent run', { errors: [{ pointer: '/parentRunId', message: 'No visible run with this id' }] });
+      }
+      rootRunId = parent.rootRunId;
+    }
+    const id = crypto.randomUUID();
+    // A PAUSED agent's run is created and stays queued until the agent is ACTIVE (DESIGN §4).
+    return this.runs.create({
+      id,
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      rootRunId: rootRunId ?? id,
+      parentRunId: body.parentRunId ?? null,
+      input: body.input ?? null,
+      createdBy: principal.id,
+      createdAt: new Date(),
+    });
+  }
+
+  /** A run the principal may read, with its agent. */
+  async get(principal: Principal, runId: string): Promise<{ run: RunRecord; agent: AgentRecord }> {
+    const run = await this.runs.get(runId);
+    if (!run) throw notFound('Run');
+    let agent: AgentRecord;
+    try {
+      agent = await this.agents.get(principal, run.agentId);
+    } catch (error) {
+      // An invisible agent makes its runs invisible too.
+      if (error instanceof ProblemError && error.status === 404) throw notFound('Run');
+      throw error;
+    }
+    assertCanRead(principal, agent);
+    return { run, agent };
+  }
+
+  /** queued → cancelled at once; running/waiting → cancelling; finished → 409 RUN_FINISHED. */
+  async cancel(principal: Principal, runId: string): Promise<RunRecord> {
+    const { run, agent } = await this.get(principal, runId);
+    this.assertCanStart(principal, agent);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = attempt === 0 ? run : (await this.runs.get(runId))!;
+      if (FINAL_STATES.has(current.status)) throw new ProblemError(409, 'RUN_FINISHED', `The run is already ${current.status}`);
+      if (current.status === 'cancelling') return current;
+      const moved = current.status === 'queued'
+        ? await this.runs.transition(runId, 'queued', 'cancelled', { type: 'run.cancelled', actor: principal.id, data: { stopReason: 'cancelled_by_user' } }, { stopReason: 'cancelled_by_user', endedAt: new Date() })
+        : await this.runs.transition(runId, current.status, 'cancelling', { type: 'run.cancelling', actor: principal.id, data: { requestedBy: principal.id } });
+      if (moved) return moved;
+    }
+    throw new ProblemError(409, 'CONFLICT', 'The run changed state concurrently; retry');
+  }
+
+  /** GET …/events: the list engine over this run's events (and its run tree, for joins and CTEs). */
+  async events(principal: Principal, runId: string, search: string): Promise<ListResult> {
+    const { run } = await this.get(principal, runId);
+    const query = parseListQuery(search);
+    return runList(this.db.runner, runEventsResource, query, {
+      scope: { field: 'runId', op: 'eq', value: run.id },
+      tableScopes: {
+        events: { field: 'runId', op: 'eq', value: run.id },
+        runs: { field: 'rootRunId', op: 'eq', value: run.rootRunId },
+      },
+      debugAllowed: isAdmin(principal),
+    });
+  }
+
+  /** Starting and cancelling runs: AGENT_USER and AGENT_ADMIN of the workspace, the owner, INSTANCE_ADMIN. */
+  private assertCanStart(principal: Principal, agent: AgentRecord): void {
+    if (isAdmin(principal) || isOwner(principal, agent) || principal.roles.includes('AGENT_ADMIN') || principal.roles.includes('AGENT_USER')) return;
+    throw new ProblemError(403, 'FORBIDDEN', 'Starting or cancelling runs needs AGENT_USER, AGENT_ADMIN or ownership');
+  }
+}

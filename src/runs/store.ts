@@ -1,0 +1,75 @@
+// Runs and their event log. Each event's `seq` comes from a per-run counter bumped in the same
+// transaction, so concurrent appends to one run get distinct, increasing numbers on both databases.
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database, Orm } from '../db/index.ts';
+import type { NewEvent, RunRecord, RunStatus } from './record.ts';
+import { isUuid } from '../lib/ids.ts';
+
+type RunRow = Database['t']['runs']['$inferSelect'];
+const toRecord = (row: RunRow): RunRecord => ({ ...row, status: row.status as RunStatus });
+
+export class RunStore {
+  constructor(private readonly db: Database) {}
+
+  async get(id: string): Promise<RunRecord | null> {
+    if (!isUuid(id)) return null;
+    const { runs } = this.db.t;
+    const rows = await this.db.read((q) => q.select().from(runs).where(eq(runs.id, id)));
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** Creates a queued run and its first event, `run.queued`. */
+  async create(run: Omit<RunRecord, 'status' | 'stopReason' | 'startedAt' | 'endedAt' | 'tickCount'>): Promise<RunRecord> {
+    const record: RunRecord = { ...run, status: 'queued', stopReason: null, startedAt: null, endedAt: null, tickCount: 0 };
+    await this.db.write(async (q) => {
+      await q.insert(this.db.t.runs).values({ ...record, eventSeq: 0 });
+      await this.append(q, record.id, { type: 'run.queued', actor: 'system', data: { createdBy: run.createdBy } });
+    });
+    return record;
+  }
+
+  /** Appends one event inside the caller's transaction; returns its seq. */
+  async append(q: Orm, runId: string, event: NewEvent): Promise<number> {
+    const { runs, events } = this.db.t;
+    const [counter] = await q
+      .update(runs)
+      .set({ eventSeq: sql`${runs.eventSeq} + 1` })
+      .where(eq(runs.id, runId))
+      .returning({ seq: runs.eventSeq, rootRunId: runs.rootRunId, parentRunId: runs.parentRunId });
+    if (!counter) throw new Error(`run ${runId} does not exist`);
+    await q.insert(events).values({
+      id: crypto.randomUUID(),
+      runId,
+      rootRunId: counter.rootRunId,
+      parentRunId: counter.parentRunId,
+      seq: counter.seq,
+      type: event.type,
+      tickIndex: event.tickIndex ?? null,
+      actor: event.actor,
+      data: event.data ?? null,
+      createdAt: new Date(),
+    });
+    return counter.seq;
+  }
+
+  /** Appends many events to one run in one transaction (seeding, the agent loop's batches). */
+  async appendMany(runId: string, batch: NewEvent[]): Promise<void> {
+    await this.db.write(async (q) => {
+      for (const event of batch) await this.append(q, runId, event);
+    });
+  }
+
+  /**
+   * Moves a run from `from` to `to` with an event, atomically; null when the run was no longer
+   * in `from` (someone else moved it first).
+   */
+  async transition(id: string, from: RunStatus, to: RunStatus, event: NewEvent, fields: Partial<Pick<RunRecord, 'stopReason' | 'endedAt' | 'startedAt'>> = {}): Promise<RunRecord | null> {
+    const { runs } = this.db.t;
+    return this.db.write(async (q) => {
+      const rows = await q.update(runs).set({ status: to, ...fields }).where(and(eq(runs.id, id), eq(runs.status, from))).returning();
+      if (!rows[0]) return null;
+      await this.append(q, id, event);
+      return toRecord(rows[0]);
+    });
+  }
+}

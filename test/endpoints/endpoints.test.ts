@@ -1,0 +1,231 @@
+// The Endpoint control plane: definitions, PATCH locking, activation and route conflicts,
+// contract validation, settings, statistics shape, OpenAPI, audit and index publication.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
+import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
+
+for (const database of databaseCases()) describe(`on ${database.name}`, () => {
+  let p: TestPlatform;
+  let adminKey: string;
+  let outsiderKey: string;
+  const published: number[] = [];
+
+  beforeAll(async () => {
+    p = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
+    p.publisher.subscribe(async (v) => void published.push(v));
+    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'ea', email: 'ea@example.com', roles: ['ENDPOINT_ADMIN'], platformAccess: true } });
+    adminKey = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name: 'ea' } })).body.key;
+    const ws = await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'elsewhere' } });
+    const o = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'eo', email: 'eo@example.com', roles: ['ENDPOINT_ADMIN'], platformAccess: true, workspaceIds: [ws.body.id] } });
+    outsiderKey = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: o.body.id, name: 'eo' } })).body.key;
+  });
+  afterAll(async () => {
+    await p.close();
+    await dropPostgresSchema(database.postgresSchema);
+  });
+
+  const create = (body: Record<string, unknown>, key = adminKey) => p.json<Record<string, any>>('POST', '/api/v1/endpoints', { key, body });
+  const staticDef = (path: string, extra: Record<string, unknown> = {}) => ({ name: `static ${path}`, method: 'GET', path, staticResponse: { status: 200, body: { ok: true } }, ...extra });
+
+  describe('definitions', () => {
+    test('create answers 201, disabled, version 0, with defaults and a contract status', async () => {
+      const r = await create(staticDef('/hello'));
+      expect(r.status).toBe(201);
+      expect(r.headers.get('etag')).toBe('"0"');
+      expect(r.body).toMatchObject({ status: 'disabled', version: 0, method: 'GET', path: '/hello', successStatus: 200, timeoutMs: 10000, componentId: null });
+      expect(r.body.contractStatus).toMatchObject({ valid: true, errors: [] });
+      expect((await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: adminKey })).body).toEqual(r.body);
+    });
+
+    test.each([
+      ['/a//b', 'Empty segments'],
+      ['/a/../b', 'Dot segments'],
+      ['/a/*', 'Wildcards'],
+      ['/a/:x/:x', 'used twice'],
+      ['/a/:9x', 'a name is'],
+      ['/x'.repeat(1025), 'at most 2048'],
+      ['no-slash', ''],
+      ['/api/v1/agents', 'reserved'],
+    ])('path %s → 422 at /path', async (path, message) => {
+      const r = await create(staticDef(path));
+      expect(r.status).toBe(422);
+      expect(r.body.errors.some((e: { pointer: string; message: string }) => e.pointer === '/path' && e.message.includes(message))).toBe(true);
+    });
+
+    test('an unknown method, bad statuses and unknown fields → 422 with pointers', async () => {
+      const r = await create({ ...staticDef('/bad'), method: 'TRACE', successStatus: 302, validationFailure: { status: 500, body: {} }, extra: 1 });
+      expect(r.status).toBe(422);
+      const pointers = r.body.errors.map((e: { pointer: string }) => e.pointer);
+      expect(pointers).toEqual(expect.arrayContaining(['/method', '/successStatus', '/validationFailure/status', '/extra']));
+    });
+
+    test('other workspaces see 404; roles without ENDPOINT_ADMIN get 403', async () => {
+      const r = await create(staticDef('/private'));
+      expect((await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: outsiderKey })).status).toBe(404);
+      const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'inv', email: 'inv@example.com', roles: ['ENDPOINT_INVOKE'], platformAccess: true } });
+      const k = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name: 'i' } })).body.key;
+      expect((await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: k })).status).toBe(403);
+    });
+  });
+
+  describe('PATCH', () => {
+    test('replaces fields, null clears, version increments; stale version → 409, stale If-Match → 412', async () => {
+      const r = await create(staticDef('/patch-me', { description: 'first', inputs: { a: 1 } }));
+      const id = r.body.id;
+      const u = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${id}`, { key: adminKey, body: { description: null, inputs: { b: 2 }, version: 0 } });
+      expect(u.status).toBe(200);
+      expect(u.body).toMatchObject({ version: 1, description: null, inputs: { b: 2 } });
+      expect(u.headers.get('etag')).toBe('"1"');
+      const stale = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${id}`, { key: adminKey, body: { name: 'x', version: 0 } });
+      expect(stale.status).toBe(409);
+      expect(stale.body).toMatchObject({ code: 'VERSION_CONFLICT', currentVersion: 1 });
+      expect((await p.json('PATCH', `/api/v1/endpoints/${id}`, { key: adminKey, body: { name: 'y' }, headers: { 'if-match': '"0"' } })).status).toBe(412);
+    });
+
+    test('a bad PATCH changes nothing', async () => {
+      const r = await create(staticDef('/unchanged'));
+      const before = await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: adminKey });
+      for (const body of [{ path: '/a//b' }, { timeoutMs: 60001 }, { guard: { type: 'inline' } }, { nope: true }]) {
+        expect((await p.json('PATCH', `/api/v1/endpoints/${r.body.id}`, { key: adminKey, body })).status).toBe(422);
+      }
+      expect((await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: adminKey })).body).toEqual(before.body);
+    });
+  });
+
+  describe('activation', () => {
+    test('activate publishes a new index version; disable too; delete needs disabled', async () => {
+      const r = await create(staticDef('/lifecycle'));
+      const before = await currentIndexVersion(p.db);
+      const a = await p.json<Record<string, any>>('POST', `/api/v1/endpoints/${r.body.id}/activate`, { key: adminKey });
+      expect(a.status).toBe(200);
+      expect(a.body).toMatchObject({ status: 'active', version: 1 });
+      const after = await currentIndexVersion(p.db);
+      expect(after).toBe(before + 1);
+      expect(published).toContain(after);
+      const del = await p.json<Record<string, any>>('DELETE', `/api/v1/endpoints/${r.body.id}`, { key: adminKey });
+      expect(del.status).toBe(409);
+      expect(del.body.code).toBe('ENDPOINT_ACTIVE');
+      expect((await p.json('POST', `/api/v1/endpoints/${r.body.id}/disable`, { key: adminKey })).body).toMatchObject({ status: 'disabled', version: 2 });
+      expect(await currentIndexVersion(p.db)).toBe(after + 1);
+      expect((await p.call('DELETE', `/api/v1/endpoints/${r.body.id}`, { key: adminKey })).status).toBe(204);
+      expect((await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: adminKey })).status).toBe(404);
+    });
+
+    test('same method and shape → 409 ROUTE_CONFLICT naming the other; another method or a static segment does not conflict', async () => {
+      const first = await create(staticDef('/orders/:id'));
+      await p.json('POST', `/api/v1/endpoints/${first.body.id}/activate`, { key: adminKey });
+      const clash = await create(staticDef('/orders/:orderId'));
+      const r = await p.json<Record<string, any>>('POST', `/api/v1/endpoints/${clash.body.id}/activate`, { key: adminKey });
+      expect(r.status).toBe(409);
+      expect(r.body).toMatchObject({ code: 'ROUTE_CONFLICT', conflictingEndpointId: first.body.id });
+      const post = await create({ ...staticDef('/orders/:id'), method: 'POST' });
+      expect((await p.json('POST', `/api/v1/endpoints/${post.body.id}/activate`, { key: adminKey })).status).toBe(200);
+      const literal = await create(staticDef('/orders/latest'));
+      expect((await p.json('POST', `/api/v1/endpoints/${literal.body.id}/activate`, { key: adminKey })).status).toBe(200);
+    });
+
+    test('concurrent activations of equal shapes: exactly one wins', async () => {
+      const ids = await Promise.all(Array.from({ length: 6 }, async (_, i) => (await create(staticDef('/race/:x', { name: `race ${i}` }))).body.id));
+      const results = await Promise.all(ids.map((id) => p.json<Record<string, any>>('POST', `/api/v1/endpoints/${id}/activate`, { key: adminKey })));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'ROUTE_CONFLICT')).toBe(true);
+    });
+
+    test('an invalid definition cannot be activated (422 with contract errors)', async () => {
+      const r = await create({ name: 'nothing', method: 'GET', path: '/nothing' });
+      expect(r.body.contractStatus.valid).toBe(false);
+      const a = await p.json<Record<string, any>>('POST', `/api/v1/endpoints/${r.body.id}/activate`, { key: adminKey });
+      expect(a.status).toBe(422);
+      expect(a.body.code).toBe('INVALID_DEFINITION');
+      expect(a.body.errors[0].pointer).toBe('/componentId');
+    });
+
+    test('a PATCH that would break an active Endpoint is refused and changes nothing', async () => {
+      const r = await create(staticDef('/keep-valid'));
+      await p.json('POST', `/api/v1/endpoints/${r.body.id}/activate`, { key: adminKey });
+      const bad = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${r.body.id}`, { key: adminKey, body: { staticResponse: null } });
+      expect(bad.status).toBe(422);
+      expect((await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${r.body.id}`, { key: adminKey })).body.staticResponse).toBeDefined();
+    });
+  });
+
+  describe('contract validation', () => {
+    test('errors and warnings with pointers', async () => {
+      const r = await create({
+        name: 'v', method: 'POST', path: '/validate-me',
+        staticResponse: { status: 200 }, popResult: 'x', noResult: true,
+        guard: { type: 'inline', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^[a-z]+$' } } } },
+        executionPolicy: { mode: 'SERVICE_ACCOUNT' },
+      });
+      const v = await p.json<Record<string, any>>('POST', `/api/v1/endpoints/${r.body.id}/validate`, { key: adminKey });
+      expect(v.status).toBe(200);
+      expect(v.body.valid).toBe(false);
+      const errors = v.body.errors.map((e: { pointer: string }) => e.pointer);
+      expect(errors).toEqual(expect.arrayContaining(['/popResult', '/executionPolicy/serviceAccountId']));
+      const warnings = v.body.warnings.map((w: { pointer: string }) => w.pointer);
+      expect(warnings).toEqual(expect.arrayContaining(['/guard/schema/properties/code']));
+      expect(warnings.some((w: string) => w.startsWith('/guard/schema'))).toBe(true);
+    });
+
+    test('a guard that does not compile is an error', async () => {
+      const r = await create({ ...staticDef('/bad-guard'), method: 'POST', guard: { type: 'inline', schema: { type: 'object', properties: { a: { type: 'string', pattern: '(' } } } } });
+      expect(r.body.contractStatus.valid).toBe(false);
+      expect(r.body.contractStatus.errors[0].pointer).toStartWith('/guard/schema');
+    });
+
+    test('a service account that is inactive or without platform access is an error', async () => {
+      const sa = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'sa-off', roles: [], platformAccess: false } });
+      const r = await create({ ...staticDef('/sa'), executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.body.id } });
+      expect(r.body.contractStatus.errors).toEqual([expect.objectContaining({ code: 'EXECUTION_ACCOUNT_UNUSABLE', pointer: '/executionPolicy/serviceAccountId' })]);
+    });
+  });
+
+  describe('settings', () => {
+    test('a new instance starts with saved CALLER; PUT and DELETE change it and bump the index', async () => {
+      expect((await p.json('GET', '/api/v1/endpoints/settings')).body).toEqual({ executionPolicy: { mode: 'CALLER' }, currentUser: 'BUSINESS_USER', saved: true });
+      const v0 = await currentIndexVersion(p.db);
+      const sa = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'exec', roles: [], platformAccess: true } });
+      const put = await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.body.id }, currentUser: 'EXECUTION_ACCOUNT' } });
+      expect(put.body).toEqual({ executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.body.id }, currentUser: 'EXECUTION_ACCOUNT', saved: true });
+      expect(await currentIndexVersion(p.db)).toBe(v0 + 1);
+      expect((await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'SERVICE_ACCOUNT' } } })).status).toBe(422);
+      expect((await p.call('DELETE', '/api/v1/endpoints/settings')).status).toBe(204);
+      expect((await p.json('GET', '/api/v1/endpoints/settings')).body).toEqual({ executionPolicy: { mode: 'SYSTEM' }, currentUser: 'BUSINESS_USER', saved: false });
+      expect((await p.json('PUT', '/api/v1/endpoints/settings', { key: adminKey, body: { executionPolicy: { mode: 'CALLER' } } })).status).toBe(403);
+      await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'CALLER' } } });
+    });
+  });
+
+  describe('statistics, OpenAPI and audit', () => {
+    test('statistics have the right shape before any invocation', async () => {
+      const r = await create(staticDef('/stats'));
+      const s = await p.json('GET', `/api/v1/endpoints/${r.body.id}/statistics`, { key: adminKey });
+      expect(s.body).toEqual({ endpointId: r.body.id, invocations: 0, byStatusClass: { '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 }, latencyMs: { p50: 0, p95: 0, p99: 0 }, lastInvokedAt: null });
+    });
+
+    test('generated OpenAPI documents are valid and hold only active Endpoints', async () => {
+      const active = await create({ name: 'doc', method: 'POST', path: '/docs/:itemId', staticResponse: { status: 201, body: { ok: true } }, guard: { type: 'inline', schema: { type: 'object', properties: { n: { type: 'integer', description: 'n' } }, required: ['n'], additionalProperties: false } } });
+      await p.json('POST', `/api/v1/endpoints/${active.body.id}/activate`, { key: adminKey });
+      const disabled = await create(staticDef('/docs-disabled'));
+      const all = await p.json<Record<string, any>>('GET', '/api/v1/endpoints/openapi', { key: adminKey });
+      expect(all.status).toBe(200);
+      expect(all.body.servers).toEqual([{ url: p.config.ENDPOINT_RUNTIME_URL }]);
+      expect(all.body.paths['/docs/{itemId}'].post).toBeDefined();
+      expect(all.body.paths['/docs-disabled']).toBeUndefined();
+      await SwaggerParser.validate(structuredClone(all.body) as never);
+      const one = await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${active.body.id}/openapi`, { key: adminKey });
+      expect(Object.keys(one.body.paths)).toEqual(['/docs/{itemId}']);
+      expect((await p.json('GET', `/api/v1/endpoints/${disabled.body.id}/openapi`, { key: adminKey })).status).toBe(404);
+    });
+
+    test('changes are audited with who, what and versions', async () => {
+      const r = await create(staticDef('/audited'));
+      await p.json('POST', `/api/v1/endpoints/${r.body.id}/activate`, { key: adminKey });
+      const rows = (await p.db.read((q) => q.select().from(p.db.t.audit))).filter((a) => a.resourceId === r.body.id);
+      expect(rows.map((a) => [a.action, a.beforeVersion, a.afterVersion])).toEqual([['endpoint.create', null, 0], ['endpoint.activate', 0, 1]]);
+      expect(rows.every((a) => a.actorId !== null && a.kind === 'change')).toBe(true);
+    });
+  });
+});

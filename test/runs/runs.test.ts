@@ -1,0 +1,180 @@
+// Runs and GET /api/v1/agents/runs/{agentRunId}/events: entry points, access through the agent,
+// atomic seq, and the list engine on real event data.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
+
+for (const database of databaseCases()) describe(`on ${database.name}`, () => {
+  let p: TestPlatform;
+  const keys: Record<string, string> = {};
+  let agentId: string;
+
+  async function principal(name: string, roles: string[], workspaceIds?: string[]) {
+    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name, email: `${name}@example.com`, roles, platformAccess: true, ...(workspaceIds ? { workspaceIds } : {}) } });
+    keys[name] = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name } })).body.key;
+  }
+
+  beforeAll(async () => {
+    p = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
+    const other = await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'other' } });
+    await principal('author', ['AGENT_ADMIN']);
+    await principal('user', ['AGENT_USER']);
+    await principal('stranger', ['AGENT_ADMIN'], [other.body.id]);
+    await principal('endpointsOnly', ['ENDPOINT_ADMIN']);
+    agentId = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'runner' } })).body.id;
+  });
+  afterAll(async () => {
+    await p.close();
+    await dropPostgresSchema(database.postgresSchema);
+  });
+
+  const start = (key = keys.user, body: unknown = { input: { q: 'hi' } }, agent = agentId) => p.json<Record<string, any>>('POST', `/api/v1/agents/${agent}/runs`, { key, body });
+  const events = (runId: string, query = '', key = keys.user) => p.json<Record<string, any>>('GET', `/api/v1/agents/runs/${runId}/events${query}`, { key });
+
+  describe('entry points', () => {
+    test('a new run is queued and its first event is run.queued', async () => {
+      const r = await start();
+      expect(r.status).toBe(201);
+      expect(r.body).toMatchObject({ agentId, status: 'queued', parentRunId: null, stopReason: null, input: { q: 'hi' }, startedAt: null, endedAt: null });
+      expect(r.body.rootRunId).toBe(r.body.id);
+      expect((await p.json('GET', `/api/v1/agents/runs/${r.body.id}`, { key: keys.user })).body).toEqual(r.body);
+      const e = await events(r.body.id);
+      expect(e.status).toBe(200);
+      expect(e.body.data).toHaveLength(1);
+      expect(e.body.data[0]).toMatchObject({ runId: r.body.id, rootRunId: r.body.id, seq: 1, type: 'run.queued', tickIndex: null });
+      expect(e.body.meta).toEqual({ offset: 0, limit: 100, hasMore: false });
+    });
+
+    test('cancel: queued → cancelled with run.cancelled (cancelled_by_user); again → 409 RUN_FINISHED', async () => {
+      const r = await start();
+      const c = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${r.body.id}/cancel`, { key: keys.user });
+      expect(c.status).toBe(202);
+      expect(c.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled_by_user' });
+      expect(Date.parse(c.body.endedAt)).toBeGreaterThan(0);
+      const e = await events(r.body.id);
+      expect(e.body.data.map((x: { type: string }) => x.type)).toEqual(['run.queued', 'run.cancelled']);
+      expect(e.body.data[1].data).toEqual({ stopReason: 'cancelled_by_user' });
+      const again = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${r.body.id}/cancel`, { key: keys.user });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('RUN_FINISHED');
+    });
+
+    test('a DISABLED agent refuses runs (409 AGENT_DISABLED); a PAUSED one queues them', async () => {
+      const a = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'sleepy', status: 'PAUSED' } })).body.id;
+      expect((await start(keys.user, {}, a)).body.status).toBe('queued');
+      await p.json('PATCH', `/api/v1/agents/${a}`, { key: keys.author, body: { status: 'DISABLED' } });
+      const r = await start(keys.user, {}, a);
+      expect(r.status).toBe(409);
+      expect(r.body.code).toBe('AGENT_DISABLED');
+    });
+
+    test('child runs share the root; a bad parent → 422', async () => {
+      const root = await start();
+      const child = await start(keys.user, { parentRunId: root.body.id });
+      expect(child.body).toMatchObject({ parentRunId: root.body.id, rootRunId: root.body.id });
+      expect((await start(keys.user, { parentRunId: crypto.randomUUID() })).status).toBe(422);
+      expect((await start(keys.user, { bogus: 1 })).status).toBe(422);
+    });
+
+    test('access goes through the agent: another workspace or a malformed id → 404; no agent role → 403', async () => {
+      const r = await start();
+      expect((await p.json('GET', `/api/v1/agents/runs/${r.body.id}`, { key: keys.stranger })).status).toBe(404);
+      expect((await events(r.body.id, '', keys.stranger)).status).toBe(404);
+      expect((await events('not-a-uuid')).status).toBe(404);
+      expect((await events(crypto.randomUUID())).status).toBe(404);
+      expect((await events(r.body.id, '', keys.endpointsOnly)).status).toBe(403);
+      expect((await start(keys.endpointsOnly)).status).toBe(403);
+    });
+  });
+
+  describe('events list', () => {
+    let runId: string;
+    beforeAll(async () => {
+      runId = (await start()).body.id;
+      const batch = Array.from({ length: 250 }, (_, i) => ({
+        type: i % 5 === 0 ? 'tool_call.completed' : i % 5 === 1 ? 'message.created' : 'tick.completed',
+        actor: i % 2 === 0 ? 'agent' : 'tool',
+        tickIndex: Math.floor(i / 10),
+        data: { toolName: i % 5 === 0 ? `tool${i % 3}` : null, n: i, tags: [`t${i % 4}`] },
+      }));
+      await p.runs.appendMany(runId, batch);
+    });
+
+    test('seq is dense and increasing; default sort seq ASC; limit/offset/hasMore/count', async () => {
+      const first = await events(runId, '?limit=100&count=true');
+      expect(first.body.meta).toEqual({ offset: 0, limit: 100, hasMore: true, count: 251 });
+      expect(first.body.data.map((e: { seq: number }) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      const last = await events(runId, '?offset=200&limit=100');
+      expect(last.body.meta.hasMore).toBe(false);
+      expect(last.body.data).toHaveLength(51);
+    });
+
+    test('filter in JSON and bracket form, sort, fields, JSON paths', async () => {
+      const json = encodeURIComponent(JSON.stringify({ and: [{ field: 'type', op: 'eq', value: 'tool_call.completed' }, { field: 'data.toolName', op: 'eq', value: 'tool1' }] }));
+      const a = await events(runId, `?filter=${json}&sort=-seq&fields=seq,type,data.toolName`);
+      const b = await events(runId, '?filter[and][0][field]=type&filter[and][0][op]=eq&filter[and][0][value]=tool_call.completed&filter[and][1][field]=data.toolName&filter[and][1][op]=eq&filter[and][1][value]=tool1&sort[0]=-seq&fields[0]=seq&fields[1]=type&fields[2]=data.toolName');
+      expect(a.status).toBe(200);
+      expect(a.body).toEqual(b.body);
+      expect(a.body.data.length).toBeGreaterThan(0);
+      const seqs = a.body.data.map((e: { seq: number }) => e.seq);
+      expect(seqs).toEqual([...seqs].sort((x: number, y: number) => y - x));
+      expect(Object.keys(a.body.data[0]).sort()).toEqual(['data.toolName', 'seq', 'type']);
+    });
+
+    test('groupBy with count, relation field run.status', async () => {
+      const g = await events(runId, `?groupBy=type&fields=${encodeURIComponent(JSON.stringify(['type', { fn: 'count', args: ['*'], as: 'n' }]))}&sort=type`);
+      expect(g.status).toBe(200);
+      const counts = Object.fromEntries(g.body.data.map((r: { type: string; n: number }) => [r.type, r.n]));
+      expect(counts).toEqual({ 'message.created': 50, 'run.queued': 1, 'tick.completed': 150, 'tool_call.completed': 50 });
+      const rel = await events(runId, `?filter=${encodeURIComponent(JSON.stringify({ field: 'run.status', op: 'eq', value: 'queued' }))}&limit=1&count=true`);
+      expect(rel.body.meta.count).toBe(251);
+    });
+
+    test('bad parameters → 400 with a pointer into /query; unknown fields named', async () => {
+      const r = await events(runId, '?limit=10001');
+      expect(r.status).toBe(400);
+      expect(r.body.errors[0].pointer).toStartWith('/query/limit');
+      const f = await events(runId, `?filter=${encodeURIComponent(JSON.stringify({ field: 'nope', op: 'eq', value: 1 }))}`);
+      expect(f.status).toBe(400);
+      expect(JSON.stringify(f.body)).toContain('nope');
+      expect((await events(runId, '?filter={bad')).status).toBe(400);
+    });
+
+    test('debug: INSTANCE_ADMIN gets SQL, params and a plan; others 403 DEBUG_FORBIDDEN', async () => {
+      const d = await p.json<Record<string, any>>('GET', `/api/v1/agents/runs/${runId}/events?debug=true&limit=1`);
+      expect(d.status).toBe(200);
+      expect(typeof d.body.debug.sql).toBe('string');
+      expect(Array.isArray(d.body.debug.params)).toBe(true);
+      expect(d.body.debug.plan).toBeDefined();
+      const denied = await events(runId, '?debug=true');
+      expect(denied.status).toBe(403);
+      expect(denied.body.code).toBe('DEBUG_FORBIDDEN');
+    });
+
+    test('events of other runs never leak, whatever the filter', async () => {
+      const other = (await start()).body.id;
+      const anyRun = encodeURIComponent(JSON.stringify({ or: [{ field: 'runId', op: 'eq', value: runId }, { field: 'runId', op: 'ne', value: runId }] }));
+      const r = await events(other, `?filter=${anyRun}&count=true`);
+      expect(r.body.meta.count).toBe(1);
+      expect(r.body.data.every((e: { runId: string }) => e.runId === other)).toBe(true);
+    });
+
+    test('concurrent appends to one run get distinct consecutive seq numbers', async () => {
+      const id = (await start()).body.id;
+      await Promise.all(Array.from({ length: 30 }, (_, i) => p.runs.appendMany(id, [{ type: 'tick.started', actor: 'agent', tickIndex: i }])));
+      const r = await events(id, '?limit=1000');
+      expect(r.body.data.map((e: { seq: number }) => e.seq)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    });
+  });
+
+  describe('agents list uses the engine', () => {
+    test('filter, sort, fields and workspace scope', async () => {
+      await p.json('POST', '/api/v1/agents', { key: keys.author, body: { name: 'zeta', metadata: { team: 'red' } } });
+      const r = await p.json<Record<string, any>>('GET', `/api/v1/agents?filter=${encodeURIComponent(JSON.stringify({ field: 'metadata.team', op: 'eq', value: 'red' }))}&fields=name,status`, { key: keys.user });
+      expect(r.status).toBe(200);
+      expect(r.body.data).toEqual([{ name: 'zeta', status: 'ACTIVE' }]);
+      const none = await p.json<Record<string, any>>('GET', '/api/v1/agents?count=true', { key: keys.stranger });
+      expect(none.body.meta.count).toBe(0);
+    });
+  });
+});

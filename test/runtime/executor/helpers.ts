@@ -1,0 +1,56 @@
+// Builders shared by the executor tests: requests, revisions and outcome accessors.
+import type { CodeRevision, ComponentInput, ExecutionOutcome, ExecutionRequest } from '../../../runtime/executor/index.ts';
+
+let serial = 0;
+/** A fresh revision id, so tests never share Workers by accident. */
+export const rid = (label: string): string => `${label}-${++serial}-${crypto.randomUUID()}`;
+
+export const lowcode = (...elements: { name: string; code: string; visible?: boolean }[]): CodeRevision => ({
+  id: rid('lowcode'),
+  kind: 'lowcode',
+  elements: elements.map((e) => ({ name: e.name, code: e.code, visible: e.visible ?? true })),
+});
+
+export const node = (source: string): CodeRevision => ({ id: rid('node'), kind: 'node', source });
+
+/** One component in both kinds: `body` runs with `api` and `input` in scope and returns a value. */
+export function both(body: string): { lowcode: CodeRevision; node: CodeRevision } {
+  return {
+    lowcode: lowcode({ name: 'default', code: body }),
+    node: node(`export default async (api) => { const input = api.input(); ${body} }`),
+  };
+}
+
+export const baseInput = (over: Partial<ComponentInput> = {}): ComponentInput => ({
+  method: 'POST',
+  path: '/orders/42',
+  params: { id: '42' },
+  query: { expand: 'lines' },
+  body: { qty: 3 },
+  headers: { accept: 'application/json' },
+  inputs: { region: 'eu' },
+  ...over,
+});
+
+export function request(revision: CodeRevision, over: Partial<ExecutionRequest> = {}): ExecutionRequest {
+  return {
+    revision,
+    input: baseInput(),
+    executionId: crypto.randomUUID(),
+    oid: 'oid-test',
+    currentUser: { id: 'user-1', kind: 'USER', name: 'Ann', roles: ['ENDPOINT_INVOKE'] },
+    timeoutMs: 10_000,
+    ...over,
+  };
+}
+
+/** The visible value of result `name`, failing loudly when the outcome is not a result map. */
+export function resultOf(outcome: ExecutionOutcome, name = 'default'): unknown {
+  if (outcome.kind !== 'results') throw new Error(`expected results, got ${JSON.stringify(outcome)}`);
+  return outcome.results.find((r) => r.name === name)?.value;
+}
+
+export function failureOf(outcome: ExecutionOutcome): Extract<ExecutionOutcome, { kind: 'failed' }> {
+  if (outcome.kind !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(outcome).slice(0, 500)}`);
+  return outcome;
+}

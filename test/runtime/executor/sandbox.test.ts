@@ -1,0 +1,130 @@
+// The sandbox itself under process isolation: what a host observes about its confinement, the
+// private copy, host crashes and replacement, orderly close, and that no host or process a
+// component started outlives the server.
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createExecutor } from '../../../runtime/executor/index.ts';
+import { alive, descendants, withArgs, waitUntil } from './fixtures/proc.ts';
+import { both, failureOf, node, request, resultOf } from './helpers.ts';
+
+const executor = await createExecutor({ isolation: 'process', hosts: 2, log: () => {} });
+const layers = executor.status().layers;
+afterAll(() => executor.close());
+
+const inspect = both(`const fs = await import('node:fs'); const os = await import('node:os');
+  return {
+    pid: process.pid, uid: process.getuid(), gid: process.getgid(), envKeys: Object.keys(process.env),
+    interfaces: Object.keys(os.networkInterfaces()),
+    procs: fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).map(Number),
+    limits: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max address space')),
+    nnp: fs.readFileSync('/proc/self/status', 'utf8').includes('NoNewPrivs:\\t1'),
+    cwd: process.cwd(),
+  };`).node;
+
+describe('sandbox (process isolation)', () => {
+  // One test per layer: it checks from inside a host what status() claims, and where the machine
+  // does not allow the layer it is skipped with the layer named, instead of pretending.
+  const observations: Record<keyof typeof layers, (seen: Record<string, unknown>) => void> = {
+    emptyEnv: (seen) => expect(seen.envKeys).toEqual([]),
+    unprivilegedUser: (seen) => expect(seen).toMatchObject({ uid: 65534, gid: 65534 }),
+    pidNamespace: (seen) => {
+      expect(seen.pid).toBe(1);
+      expect(seen.procs as number[]).not.toContain(process.pid);
+    },
+    networkNamespace: (seen) => expect(seen.interfaces).toEqual([]),
+    addressSpaceLimit: (seen) => expect(String(seen.limits)).not.toContain('unlimited'),
+    noNewPrivileges: (seen) => expect(seen.nnp).toBe(true),
+  };
+  for (const [layer, check] of Object.entries(observations) as [keyof typeof layers, (seen: Record<string, unknown>) => void][]) {
+    const name = layers[layer]
+      ? `layer ${layer}: reported and observed from inside a host`
+      : `layer ${layer} [skipped: missing on this machine, status() reports it as false]`;
+    test.skipIf(!layers[layer])(name, async () => {
+      check(resultOf(await executor.execute(request(inspect))) as Record<string, unknown>);
+    });
+  }
+
+  test('hosts run with / as their working directory', async () => {
+    const seen = resultOf(await executor.execute(request(inspect))) as Record<string, unknown>;
+    expect(seen.cwd).toBe('/');
+  });
+
+  test('a host that dies fails its invocations with 502 and is replaced', async () => {
+    const f = failureOf(await executor.execute(request(both('process.abort();').node)));
+    expect(f).toMatchObject({ status: 502, code: 'EXECUTOR_CRASHED' });
+    expect(await waitUntil(() => executor.status().hostsReady === executor.status().hostsTotal, 20_000)).toBe(true);
+    expect(resultOf(await executor.execute(request(both('return 7;').node)))).toBe(7);
+  }, 30_000);
+
+  test('hosts can run from a private copy of Bun and the host program, removed on close', async () => {
+    const copied = await createExecutor({ isolation: 'process', hosts: 1, privateCopy: true, log: () => {} });
+    let dir = '';
+    try {
+      const seen = resultOf(await copied.execute(request(both('return { exec: process.execPath, main: Bun.main };').node))) as {
+        exec: string;
+        main: string;
+      };
+      expect(seen.exec.startsWith(join(tmpdir(), 'bun-executor-'))).toBe(true);
+      dir = seen.exec.slice(0, seen.exec.lastIndexOf('/'));
+      expect(seen.main.startsWith(dir)).toBe(true);
+      expect(existsSync(dir)).toBe(true);
+    } finally {
+      await copied.close();
+    }
+    expect(existsSync(dir)).toBe(false);
+  }, 20_000);
+
+  test('close() lets in-flight invocations finish, then refuses new ones and stops the hosts', async () => {
+    const closing = await createExecutor({ isolation: 'process', hosts: 1, log: () => {} });
+    const marker = String(800_000 + Math.floor(Math.random() * 100_000));
+    const slow = closing.execute(request(node(`export default async () => {
+      Bun.spawn(['sleep', '${marker}']).unref();
+      await new Promise((r) => setTimeout(r, 500)); return 'finished';
+    }`)));
+    await Bun.sleep(100);
+    const closed = closing.close();
+    expect(resultOf(await slow)).toBe('finished');
+    await closed;
+    expect(failureOf(await closing.execute(request(both('return 1;').node)))).toMatchObject({ status: 502 });
+    // The process the component left behind died with its host's namespace.
+    expect(await waitUntil(() => withArgs('sleep', marker).length === 0, 10_000)).toBe(true);
+  }, 30_000);
+
+  test('hosts, and processes components started, do not outlive a killed server', async () => {
+    const marker = String(700_000 + Math.floor(Math.random() * 100_000));
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, 'fixtures', 'executor-child.ts'), marker], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
+    const leftovers = () => withArgs('sleep', marker);
+    try {
+      let text = '';
+      const reader = child.stdout.getReader();
+      while (!text.includes('\n')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      const report = JSON.parse(text.slice(text.indexOf('READY ') + 6)) as { outcome: unknown; hosts: { pid: number; start: string }[] };
+      expect(resultOf(report.outcome as never)).toBe('spawned');
+      expect(report.hosts.length).toBeGreaterThanOrEqual(2);
+      expect(await waitUntil(() => leftovers().length === 1, 5000)).toBe(true);
+
+      child.kill('SIGKILL');
+      await child.exited;
+      expect(await waitUntil(() => report.hosts.every((p) => !alive(p)), 10_000)).toBe(true);
+      expect(await waitUntil(() => leftovers().length === 0, 10_000)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of [...leftovers(), ...descendants(child.pid).map((p) => p.pid)]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }, 30_000);
+});

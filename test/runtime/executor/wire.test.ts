@@ -1,0 +1,44 @@
+// The line protocol's framing: lines survive arbitrary chunking (including inside multi-byte
+// characters), header fields parse, and an oversized line stops the reader.
+import { expect, test } from 'bun:test';
+import { eachLine, field, line, payload } from '../../../runtime/executor/wire/lines.ts';
+import { lineReader } from '../../../runtime/executor/wire/line-reader.ts';
+
+test('header fields and payload round-trip', () => {
+  const text = line('R', [12, 345678], JSON.stringify({ a: 'tab\there\nnewline' }));
+  expect(text.includes('\n')).toBe(false);
+  expect([text[0], field(text, 0), field(text, 1), field(text, 2)]).toEqual(['R', 12, 345678, -1]);
+  expect(JSON.parse(payload(text))).toEqual({ a: 'tab\there\nnewline' });
+  expect(field('S\t', 0)).toBe(-1);
+  expect(field('R x\t', 0)).toBe(-1);
+});
+
+test('eachLine skips empty lines', () => {
+  const seen: string[] = [];
+  eachLine('a\n\nb\nc', (l) => seen.push(l));
+  expect(seen).toEqual(['a', 'b', 'c']);
+});
+
+test('lines survive being cut at every byte, multi-byte characters included', () => {
+  const lines = ['D 1\t"é€😀"', 'C 2\t{"x":"' + 'ß'.repeat(1000) + '"}', 'k 3\t'];
+  const bytes = new TextEncoder().encode(lines.join('\n') + '\n');
+  for (const step of [1, 2, 3, 5, 7, 64, 4096]) {
+    const got: string[] = [];
+    const read = lineReader(1 << 20, (batch) => eachLine(batch, (l) => got.push(l)), () => {
+      throw new Error('overflow');
+    });
+    for (let i = 0; i < bytes.length; i += step) read(bytes.subarray(i, i + step));
+    expect(got).toEqual(lines);
+  }
+});
+
+test('a line longer than the limit is reported once and nothing more is read', () => {
+  let overflows = 0;
+  const got: string[] = [];
+  const read = lineReader(10, (batch) => got.push(batch), () => overflows++);
+  read(new TextEncoder().encode('x'.repeat(8)));
+  read(new TextEncoder().encode('y'.repeat(8)));
+  read(new TextEncoder().encode('\nok\n'));
+  expect(overflows).toBe(1);
+  expect(got).toEqual([]);
+});

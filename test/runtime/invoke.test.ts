@@ -1,0 +1,286 @@
+// The endpoint runtime over real sockets: processing order, response modes, guards, limits,
+// identity, headers, statistics and audit (component code runs in in-process Workers here;
+// the sandboxed hosts have their own suites).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startStack, type Stack } from '../helpers/stack.ts';
+import { SYSTEM_PRINCIPAL_ID } from '../../src/auth/roles.ts';
+
+let s: Stack;
+let invoker: { id: string; key: string };
+beforeAll(async () => {
+  s = await startStack();
+  invoker = await s.principal(['ENDPOINT_INVOKE']);
+});
+afterAll(() => s.close());
+
+async function lowcode(elements: { name: string; code: string; visible?: boolean }[]) {
+  const r = await s.api('POST', '/api/v1/components', { name: `c${crypto.randomUUID().slice(0, 6)}`, kind: 'lowcode', elements });
+  if (r.status !== 201) throw new Error(JSON.stringify(r.body));
+  return r.body as { id: string; activeRevision: { digest: string } };
+}
+const body = async (r: Response) => {
+  const text = await r.text();
+  return text ? JSON.parse(text) : null;
+};
+
+describe('headers, 404 and authentication', () => {
+  test('a static response carries x-svc-oid and a distinct x-execution-id; no executor hop', async () => {
+    await s.endpoint({ method: 'GET', path: '/static', staticResponse: { status: 202, headers: { 'x-custom': 'yes' }, body: { hello: 'world' } } });
+    const r = await s.invoke('GET', '/static', { key: invoker.key, headers: { 'x-svc-oid': 'trace-1' } });
+    expect(r.status).toBe(202);
+    expect(await body(r)).toEqual({ hello: 'world' });
+    expect(r.headers.get('x-svc-oid')).toBe('trace-1');
+    expect(r.headers.get('x-custom')).toBe('yes');
+    const exec = r.headers.get('x-execution-id');
+    expect(exec).toMatch(/^[0-9a-f-]{36}$/);
+    const again = await s.invoke('GET', '/static', { key: invoker.key });
+    expect(again.headers.get('x-execution-id')).not.toBe(exec);
+    expect(again.headers.get('x-svc-oid')).not.toBe(again.headers.get('x-execution-id'));
+  });
+
+  test('no matching active definition → 404 problem+json with x-svc-oid', async () => {
+    const r = await s.invoke('GET', '/nothing/here', { key: invoker.key });
+    expect(r.status).toBe(404);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    expect((await body(r)).oid).toBe(r.headers.get('x-svc-oid'));
+  });
+
+  test('authentication comes first: no credential → 401 even for an unknown path', async () => {
+    expect((await s.invoke('GET', '/static', { key: null })).status).toBe(401);
+    expect((await s.invoke('GET', '/nothing', { key: null })).status).toBe(401);
+    expect((await s.invoke('GET', '/static', { key: 'sk-wrong-key-0000000000000000000000000' })).status).toBe(401);
+  });
+
+  test('roles: ENDPOINT_INVOKE or INSTANCE_ADMIN; platform access off may still invoke; disabled may not', async () => {
+    const agentOnly = await s.principal(['AGENT_ADMIN']);
+    const r = await s.invoke('GET', '/static', { key: agentOnly.key });
+    expect(r.status).toBe(403);
+    expect((await s.invoke('GET', '/static')).status).toBe(202); // bootstrap INSTANCE_ADMIN
+    const noAccess = await s.principal(['ENDPOINT_INVOKE'], { platformAccess: false });
+    expect((await s.invoke('GET', '/static', { key: noAccess.key })).status).toBe(202);
+    await s.api('PATCH', `/api/v1/users/${noAccess.id}`, { status: 'DISABLED' });
+    expect((await s.invoke('GET', '/static', { key: noAccess.key })).status).toBe(401);
+  });
+
+  test('the runtime never serves control-plane paths', async () => {
+    expect((await s.invoke('GET', '/api/v1/me')).status).toBe(404);
+  });
+});
+
+describe('response modes', () => {
+  test('popResult returns one named visible result; the component reads params, query, body and inputs', async () => {
+    const c = await lowcode([
+      { name: 'total', code: 'const i = api.input(); return { order: i.params.orderId, qty: i.body.qty * Number(i.query.times), tax: i.inputs.tax };' },
+    ]);
+    await s.endpoint({ method: 'POST', path: '/orders/:orderId', componentId: c.id, popResult: 'total', successStatus: 201, inputs: { tax: 0.2 } });
+    const r = await s.invoke('POST', '/orders/A%2F7?times=3', { key: invoker.key, body: { qty: 2 } });
+    expect(r.status).toBe(201);
+    expect(await body(r)).toEqual({ order: 'A/7', qty: 6, tax: 0.2 });
+  });
+
+  test('the result map holds every visible result, not the invisible ones', async () => {
+    const c = await lowcode([
+      { name: 'a', code: 'return 1;' },
+      { name: 'secret', code: 'return results.a + 1;', visible: false },
+      { name: 'b', code: 'api.result("extra", "x"); return results.secret * 10;' },
+    ]);
+    await s.endpoint({ method: 'GET', path: '/map', componentId: c.id });
+    const r = await s.invoke('GET', '/map', { key: invoker.key });
+    expect(r.status).toBe(200);
+    expect(await body(r)).toEqual({ a: 1, b: 20, extra: 'x' });
+  });
+
+  test('noResult answers an empty body with the success status', async () => {
+    const c = await lowcode([{ name: 'a', code: 'return 1;' }]);
+    await s.endpoint({ method: 'DELETE', path: '/things/:id', componentId: c.id, noResult: true, successStatus: 204 });
+    const r = await s.invoke('DELETE', '/things/9', { key: invoker.key });
+    expect(r.status).toBe(204);
+    expect(await r.text()).toBe('');
+  });
+
+  test('legacyResults answers the legacy envelope', async () => {
+    const c = await lowcode([{ name: 'a', code: 'return 1;' }, { name: 'hidden', code: 'return 2;', visible: false }]);
+    await s.endpoint({ method: 'GET', path: '/legacy', componentId: c.id, legacyResults: true });
+    const r = await s.invoke('GET', '/legacy', { key: invoker.key });
+    expect(await body(r)).toEqual({ success: true, results: [{ name: 'a', value: 1 }], executionId: r.headers.get('x-execution-id') });
+  });
+
+  test('api.throw(status, body) answers exactly that, even a non-2xx', async () => {
+    const c = await lowcode([{ name: 'a', code: 'api.throw(418, { reason: "teapot" }); return 1;' }]);
+    await s.endpoint({ method: 'GET', path: '/teapot', componentId: c.id, popResult: 'a' });
+    const r = await s.invoke('GET', '/teapot', { key: invoker.key });
+    expect(r.status).toBe(418);
+    expect(await body(r)).toEqual({ reason: 'teapot' });
+  });
+
+  test('an uncaught error → 500 COMPONENT_ERROR without a stack; a deadline → 504', async () => {
+    const bad = await lowcode([{ name: 'a', code: 'throw new Error("boom");' }]);
+    await s.endpoint({ method: 'GET', path: '/boom', componentId: bad.id, popResult: 'a' });
+    const r = await s.invoke('GET', '/boom', { key: invoker.key });
+    expect(r.status).toBe(500);
+    const problem = await body(r);
+    expect(problem).toMatchObject({ code: 'COMPONENT_ERROR' });
+    expect(JSON.stringify(problem)).not.toContain(' at ');
+    const slow = await lowcode([{ name: 'a', code: 'await new Promise((r) => setTimeout(r, 5000)); return 1;' }]);
+    await s.endpoint({ method: 'GET', path: '/slow', componentId: slow.id, popResult: 'a', timeoutMs: 200 });
+    const t = await s.invoke('GET', '/slow', { key: invoker.key });
+    expect(t.status).toBe(504);
+    expect((await body(t)).code).toBe('EXECUTION_TIMEOUT');
+    expect((await s.invoke('GET', '/static', { key: invoker.key })).status).toBe(202);
+  });
+});
+
+describe('input validation and limits', () => {
+  const guard = { type: 'inline', schema: { type: 'object', properties: { qty: { type: 'integer', minimum: 1, description: 'q' } }, required: ['qty'], additionalProperties: false } };
+  test('a guard failure answers the configured status and body; without one, 400 with violations', async () => {
+    const c = await lowcode([{ name: 'ok', code: 'return api.input().body;' }]);
+    await s.endpoint({ method: 'POST', path: '/guarded', componentId: c.id, popResult: 'ok', guard, validationFailure: { status: 422, body: { error: 'bad order' } } });
+    await s.endpoint({ method: 'POST', path: '/guarded-default', componentId: c.id, popResult: 'ok', guard });
+    expect(await body(await s.invoke('POST', '/guarded', { key: invoker.key, body: { qty: 2 } }))).toEqual({ qty: 2 });
+    for (const sent of [{ qty: 0 }, { qty: 1, extra: true }, [], null]) {
+      const r = await s.invoke('POST', '/guarded', { key: invoker.key, body: sent });
+      expect(r.status).toBe(422);
+      expect(await body(r)).toEqual({ error: 'bad order' });
+    }
+    const malformed = await s.invoke('POST', '/guarded', { key: invoker.key, raw: '{"qty":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(422);
+    const d = await s.invoke('POST', '/guarded-default', { key: invoker.key, body: { qty: 0 } });
+    expect(d.status).toBe(400);
+    expect((await body(d)).errors).toEqual([expect.objectContaining({ pointer: '/qty' })]);
+  });
+
+  test('a GET guard validates the query, with numbers coerced', async () => {
+    const c = await lowcode([{ name: 'q', code: 'return api.input().query;' }]);
+    await s.endpoint({ method: 'GET', path: '/search', componentId: c.id, popResult: 'q', guard: { type: 'inline', schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } }, required: ['page'] } } });
+    expect((await s.invoke('GET', '/search?page=2', { key: invoker.key })).status).toBe(200);
+    expect((await s.invoke('GET', '/search?page=0', { key: invoker.key })).status).toBe(400);
+    expect((await s.invoke('GET', '/search?page=x', { key: invoker.key })).status).toBe(400);
+  });
+
+  test('not JSON → 415; malformed JSON without a guard → 400; over 1 MiB → 413', async () => {
+    const c = await lowcode([{ name: 'ok', code: 'return 1;' }]);
+    await s.endpoint({ method: 'POST', path: '/plain', componentId: c.id, popResult: 'ok' });
+    expect((await s.invoke('POST', '/plain', { key: invoker.key, raw: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
+    const m = await s.invoke('POST', '/plain', { key: invoker.key, raw: '{', headers: { 'content-type': 'application/json' } });
+    expect(m.status).toBe(400);
+    expect((await body(m)).code).toBe('MALFORMED_JSON');
+    const big = await s.invoke('POST', '/plain', { key: invoker.key, body: { x: 'y'.repeat(1024 * 1024) } });
+    expect(big.status).toBe(413);
+    expect((await s.invoke('POST', '/plain', { key: invoker.key })).status).toBe(200);
+  });
+
+  test('component code never sees authorization, cookies or platform headers', async () => {
+    const c = await lowcode([{ name: 'h', code: 'return api.input().headers;' }]);
+    await s.endpoint({ method: 'GET', path: '/headers', componentId: c.id, popResult: 'h' });
+    const r = await s.invoke('GET', '/headers', { key: invoker.key, headers: { cookie: 'a=b', 'x-svc-oid': 'o1', 'x-platform-secret': 's', 'proxy-authorization': 'p', 'x-mine': 'kept' } });
+    const seen = await body(r);
+    expect(seen['x-mine']).toBe('kept');
+    for (const hidden of ['authorization', 'cookie', 'x-svc-oid', 'x-platform-secret', 'proxy-authorization']) expect(seen[hidden]).toBeUndefined();
+  });
+});
+
+describe('matching', () => {
+  test('the most specific active definition wins; disabling removes a route at once', async () => {
+    const byName = await s.endpoint({ method: 'GET', path: '/users/:id/profile', staticResponse: { status: 200, body: 'param' } });
+    await s.endpoint({ method: 'GET', path: '/users/me/profile', staticResponse: { status: 200, body: 'static' } });
+    expect(await body(await s.invoke('GET', '/users/me/profile', { key: invoker.key }))).toBe('static');
+    expect(await body(await s.invoke('GET', '/users/42/profile', { key: invoker.key }))).toBe('param');
+    expect((await s.invoke('POST', '/users/42/profile', { key: invoker.key })).status).toBe(404);
+    await s.api('POST', `/api/v1/endpoints/${byName.id}/disable`);
+    expect((await s.invoke('GET', '/users/42/profile', { key: invoker.key })).status).toBe(404);
+  });
+});
+
+describe('execution identity', () => {
+  const whoami = [
+    { name: 'me', code: 'return (await api.platform("GET", "/api/v1/me")).body.id;' },
+    { name: 'current', code: 'return api.currentUser().id;' },
+  ];
+  test('CALLER (the new-instance default): inner calls and currentUser are the caller', async () => {
+    const c = await lowcode(whoami);
+    await s.endpoint({ method: 'GET', path: '/who/caller', componentId: c.id });
+    const reader = await s.principal(['ENDPOINT_INVOKE']);
+    expect(await body(await s.invoke('GET', '/who/caller', { key: reader.key }))).toEqual({ me: reader.id, current: reader.id });
+  });
+
+  test('SERVICE_ACCOUNT: inner calls as the account; currentUser the caller unless EXECUTION_ACCOUNT', async () => {
+    const sa = await s.principal([], { kind: 'SERVICE_ACCOUNT' });
+    const c = await lowcode(whoami);
+    await s.endpoint({ method: 'GET', path: '/who/sa', componentId: c.id, executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.id } });
+    await s.endpoint({ method: 'GET', path: '/who/sa-exec', componentId: c.id, executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.id, currentUser: 'EXECUTION_ACCOUNT' } });
+    expect(await body(await s.invoke('GET', '/who/sa', { key: invoker.key }))).toEqual({ me: sa.id, current: invoker.id });
+    expect(await body(await s.invoke('GET', '/who/sa-exec', { key: invoker.key }))).toEqual({ me: sa.id, current: sa.id });
+    // An inactive account stops execution before it starts.
+    await s.api('PATCH', `/api/v1/service-accounts/${sa.id}`, { active: false });
+    s.platform.credentials.invalidate();
+    const r = await s.invoke('GET', '/who/sa', { key: invoker.key });
+    expect(r.status).toBe(403);
+    expect((await body(r)).code).toBe('EXECUTION_ACCOUNT_UNUSABLE');
+  });
+
+  test('an instance without saved settings keeps System authority with the invoking user as business identity', async () => {
+    const c = await lowcode(whoami);
+    await s.endpoint({ method: 'GET', path: '/who/legacy', componentId: c.id });
+    expect((await s.api('DELETE', '/api/v1/endpoints/settings')).status).toBe(204);
+    expect(await body(await s.invoke('GET', '/who/legacy', { key: invoker.key }))).toEqual({ me: SYSTEM_PRINCIPAL_ID, current: invoker.id });
+    await s.api('PUT', '/api/v1/endpoints/settings', { executionPolicy: { mode: 'CALLER' } });
+    expect(await body(await s.invoke('GET', '/who/legacy', { key: invoker.key }))).toEqual({ me: invoker.id, current: invoker.id });
+  });
+
+  test('changing only the execution identity does not change authorization: inner calls obey the executor\'s roles', async () => {
+    const c = await lowcode([{ name: 'status', code: 'return (await api.platform("POST", "/api/v1/workspaces", { name: "from-component-" + api.executionId })).status;' }]);
+    await s.endpoint({ method: 'POST', path: '/make-workspace', componentId: c.id, popResult: 'status' });
+    expect(await body(await s.invoke('POST', '/make-workspace', { key: invoker.key }))).toBe(403);
+    expect(await body(await s.invoke('POST', '/make-workspace'))).toBe(201); // INSTANCE_ADMIN caller
+  });
+});
+
+describe('node components and bindings', () => {
+  test('no selected ready revision → 503 COMPONENT_NOT_READY; after deploy and activate it runs', async () => {
+    const created = await s.api('POST', '/api/v1/components', { name: 'node1', kind: 'node', source: 'export default async (api) => ({ v: 1, user: api.currentUser().kind });' });
+    expect(created.status).toBe(201);
+    await s.endpoint({ method: 'GET', path: '/node', componentId: created.body.id, popResult: 'default' });
+    const before = await s.invoke('GET', '/node', { key: invoker.key });
+    expect(before.status).toBe(503);
+    expect((await body(before)).code).toBe('COMPONENT_NOT_READY');
+    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
+    expect(dep.status).toBe(202);
+    let status = dep.body.status;
+    for (let i = 0; i < 100 && status === 'building'; i++) {
+      await Bun.sleep(50);
+      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
+    }
+    expect(status).toBe('ready');
+    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}/activate`)).status).toBe(200);
+    const after = await s.invoke('GET', '/node', { key: invoker.key });
+    expect(after.status).toBe(200);
+    expect(await body(after)).toEqual({ v: 1, user: 'USER' });
+  });
+
+  test('an Endpoint bound to latest follows a new revision; a pinned one stays', async () => {
+    const c = await lowcode([{ name: 'v', code: 'return 1;' }]);
+    await s.endpoint({ method: 'GET', path: '/follow', componentId: c.id, popResult: 'v' });
+    await s.endpoint({ method: 'GET', path: '/pinned', componentId: c.id, componentDigest: c.activeRevision.digest, popResult: 'v' });
+    const u = await s.api('PATCH', `/api/v1/components/${c.id}`, { elements: [{ name: 'v', code: 'return 2;' }] });
+    expect(u.status).toBe(200);
+    expect(await body(await s.invoke('GET', '/follow', { key: invoker.key }))).toBe(2);
+    expect(await body(await s.invoke('GET', '/pinned', { key: invoker.key }))).toBe(1);
+  });
+});
+
+describe('statistics and audit', () => {
+  test('invocations are counted and audited with initiator and execution account', async () => {
+    const sa = await s.principal([], { kind: 'SERVICE_ACCOUNT' });
+    const c = await lowcode([{ name: 'a', code: 'return 1;' }]);
+    const e = await s.endpoint({ method: 'GET', path: '/counted', componentId: c.id, popResult: 'a', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.id } });
+    for (let i = 0; i < 3; i++) expect((await s.invoke('GET', '/counted', { key: invoker.key })).status).toBe(200);
+    await s.runtime.recorder.flush();
+    const stats = await s.api('GET', `/api/v1/endpoints/${e.id}/statistics`);
+    expect(stats.body).toMatchObject({ endpointId: e.id, invocations: 3, byStatusClass: { '2xx': 3, '3xx': 0, '4xx': 0, '5xx': 0 } });
+    expect(stats.body.latencyMs.p50).toBeGreaterThan(0);
+    expect(Date.parse(stats.body.lastInvokedAt)).toBeGreaterThan(Date.now() - 60_000);
+    const rows = (await s.platform.db.read((q) => q.select().from(s.platform.db.t.audit))).filter((a) => a.kind === 'invocation' && a.resourceId === e.id);
+    expect(rows).toHaveLength(3);
+    expect(rows.every((a) => a.actorId === invoker.id && a.executionAccountId === sa.id && a.status === 200 && a.oid && a.executionId)).toBe(true);
+  });
+});
