@@ -1,9 +1,9 @@
 // GET /api/v1/agents through the list engine: the Agent record's fields, JSON paths into
 // metadata/config/policy, scoped to the caller's workspaces.
 import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
-import { workspaceScope } from '../query/scope.ts';
+import type { Principal } from '../auth/roles.ts';
+import { defineResource, defineTable, type ListResult } from '../query/index.ts';
+import { listInWorkspaces } from '../query/scope.ts';
 
 export const agentsTable = defineTable({
   name: 'agents',
@@ -37,6 +37,6 @@ export class AgentLister {
   constructor(private readonly db: Database) {}
 
   list(principal: Principal, search: string): Promise<ListResult> {
-    return runList(this.db.runner, agentsResource, parseListQuery(search), { scope: workspaceScope(principal), debugAllowed: isAdmin(principal) });
+    return listInWorkspaces(this.db, agentsResource, principal, search);
   }
 }

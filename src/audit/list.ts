@@ -2,9 +2,9 @@
 // INSTANCE_ADMIN sees everything; ENDPOINT_ADMIN and COMPONENT_ADMIN see their workspaces' rows.
 import { Elysia } from 'elysia';
 import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
-import { workspaceScope } from '../query/scope.ts';
+import type { Principal } from '../auth/roles.ts';
+import { defineResource, defineTable, type ListResult } from '../query/index.ts';
+import { listInWorkspaces } from '../query/scope.ts';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 
@@ -42,7 +42,7 @@ export class AuditLister {
   constructor(private readonly db: Database) {}
 
   list(principal: Principal, search: string): Promise<ListResult> {
-    return runList(this.db.runner, auditResource, parseListQuery(search), { scope: workspaceScope(principal), debugAllowed: isAdmin(principal) });
+    return listInWorkspaces(this.db, auditResource, principal, search);
   }
 }
 

@@ -1,9 +1,9 @@
 // GET /api/v1/components through the list engine. Without an explicit projection each row is the
 // full component (with its latest and active revisions); with `fields`/`groupBy` rows are as selected.
 import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
-import { workspaceScope } from '../query/scope.ts';
+import type { Principal } from '../auth/roles.ts';
+import { defineResource, defineTable, parseListQuery, type ListResult } from '../query/index.ts';
+import { listInWorkspaces } from '../query/scope.ts';
 
 export const componentsTable = defineTable({
   name: 'components',
@@ -38,7 +38,7 @@ export async function listComponents(
   expand: (ids: string[]) => Promise<Map<string, unknown>>,
 ): Promise<ListResult> {
   const query = parseListQuery(search);
-  const result = await runList(db.runner, componentsResource, query, { scope: workspaceScope(principal), debugAllowed: isAdmin(principal) });
+  const result = await listInWorkspaces(db, componentsResource, principal, query);
   if (query.fields || query.groupBy || query.distinct) return result;
   const views = await expand(result.data.map((row) => String(row.id)));
   return { ...result, data: result.data.map((row) => (views.get(String(row.id)) as Record<string, unknown> | undefined) ?? row) };

@@ -1,9 +1,9 @@
 // GET /api/v1/endpoints through the list engine. Rows come back in the definition's API shape:
 // the stored `definition` document is spread into the row when it is selected.
 import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
-import { workspaceScope } from '../query/scope.ts';
+import type { Principal } from '../auth/roles.ts';
+import { defineResource, defineTable, type ListResult } from '../query/index.ts';
+import { listInWorkspaces } from '../query/scope.ts';
 
 export const endpointsTable = defineTable({
   name: 'endpoints',
@@ -36,7 +36,7 @@ export class EndpointLister {
   constructor(private readonly db: Database) {}
 
   async list(principal: Principal, search: string): Promise<ListResult> {
-    const result = await runList(this.db.runner, endpointsResource, parseListQuery(search), { scope: workspaceScope(principal), debugAllowed: isAdmin(principal) });
+    const result = await listInWorkspaces(this.db, endpointsResource, principal, search);
     return { ...result, data: result.data.map(flatten) };
   }
 }
