@@ -121,7 +121,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     },
     readiness: async () => {
       const database = await db.ping();
-      return { ready: database, checks: { database } };
+      const executor = options.executor.status();
+      return { ready: database, checks: { database, executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal } } };
     },
     log,
   });

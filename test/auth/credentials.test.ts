@@ -172,3 +172,24 @@ describe('roles, platform access and disabling', () => {
     expect(status).toBe(401);
   });
 });
+
+describe('RS256 with JWT_PUBLIC_KEY', () => {
+  test('external RS256 tokens verify with the configured key; HS256 ones without the platform kid do not; platform-minted ones still do', async () => {
+    const { generateKeyPair, exportSPKI } = await import('jose');
+    const { publicKey, privateKey } = await generateKeyPair('RS256');
+    const q = await startTestPlatform({ JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_SECRET: SECRET });
+    try {
+      const sub = q.boot.adminPrincipalId;
+      const rs = await new SignJWT({ sub, exp: now() + 60 }).setProtectedHeader({ alg: 'RS256' }).sign(privateKey);
+      expect((await q.json('GET', '/api/v1/me', { key: rs })).status).toBe(200);
+      expect((await q.json('GET', '/api/v1/me', { key: await sign({ sub, exp: now() + 60 }) })).status).toBe(401);
+      const minted = await q.json<{ token: string }>('POST', '/api/v1/auth/token');
+      expect((await q.json('GET', '/api/v1/me', { key: minted.body.token })).status).toBe(200);
+      const other = await generateKeyPair('RS256');
+      const forged = await new SignJWT({ sub, exp: now() + 60 }).setProtectedHeader({ alg: 'RS256' }).sign(other.privateKey);
+      expect((await q.json('GET', '/api/v1/me', { key: forged })).status).toBe(401);
+    } finally {
+      await q.close();
+    }
+  });
+});
