@@ -1,0 +1,49 @@
+// Component binding (spec, Versioning): Endpoints that follow the latest revision are re-validated
+// when the component gets a new active revision; pinned ones are untouched; unknown digests refused.
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+let p: TestPlatform;
+beforeAll(async () => {
+  p = await startTestPlatform();
+});
+afterAll(() => p.close());
+
+test('a new active revision re-validates followers, not pinned Endpoints', async () => {
+  const c = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'calc', kind: 'lowcode', elements: [{ name: 'sum', code: 'return 1;' }] } });
+  const digest = c.body.activeRevision.digest;
+  const follower = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'f', method: 'GET', path: '/follow', componentId: c.body.id, popResult: 'sum' } });
+  const pinned = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'p', method: 'GET', path: '/pinned', componentId: c.body.id, componentDigest: digest, popResult: 'sum' } });
+  expect(follower.body.contractStatus.valid).toBe(true);
+  expect(pinned.body.contractStatus.valid).toBe(true);
+
+  // The new revision no longer produces `sum`.
+  const u = await p.json<Record<string, any>>('PATCH', `/api/v1/components/${c.body.id}`, { body: { elements: [{ name: 'total', code: 'return 2;' }] } });
+  expect(u.status).toBe(200);
+  const f = await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${follower.body.id}`);
+  expect(f.body.contractStatus.valid).toBe(false);
+  expect(f.body.contractStatus.errors).toEqual([expect.objectContaining({ code: 'POP_RESULT_UNKNOWN', pointer: '/popResult' })]);
+  const pin = await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${pinned.body.id}`);
+  expect(pin.body.contractStatus).toEqual(pinned.body.contractStatus);
+  expect(pin.body.componentDigest).toBe(digest);
+
+  // An update that does not touch the binding keeps the pin.
+  const renamed = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${pinned.body.id}`, { body: { name: 'renamed' } });
+  expect(renamed.body.componentDigest).toBe(digest);
+  // Unpinning follows the latest revision again.
+  const unpinned = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${pinned.body.id}`, { body: { componentDigest: null } });
+  expect(unpinned.body.componentDigest).toBeUndefined();
+  expect(unpinned.body.contractStatus.valid).toBe(false);
+});
+
+test('an unknown componentDigest is refused at create and PATCH with 422 UNKNOWN_DIGEST', async () => {
+  const c = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'calc2', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] } });
+  const bogus = `sha256:${'0'.repeat(64)}`;
+  const r = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'x', method: 'GET', path: '/digest', componentId: c.body.id, componentDigest: bogus } });
+  expect(r.status).toBe(422);
+  expect(r.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/componentDigest' }] });
+  const ok = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'x', method: 'GET', path: '/digest', componentId: c.body.id } });
+  const patched = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { body: { componentDigest: bogus } });
+  expect(patched.status).toBe(422);
+  expect(patched.body.code).toBe('UNKNOWN_DIGEST');
+});
