@@ -2,6 +2,7 @@
 // body within the runtime's limits.
 import { ProblemError } from '../src/http/problem.ts';
 import { isJsonContentType } from '../src/http/body.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/http/json-depth.ts';
 
 export const RUNTIME_BODY_LIMIT = 1024 * 1024;
 
@@ -30,6 +31,7 @@ export async function readBody(request: Request): Promise<ParsedBody> {
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'A request body must be JSON (Content-Type: application/json)');
   }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { kind: 'malformed', message: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch (error) {

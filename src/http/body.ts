@@ -1,6 +1,7 @@
 // Request bodies on the control plane: JSON only, bounded, parsed once, validated with compiled schemas.
 import { ProblemError, type Violation } from './problem.ts';
 import type { Validator } from './validate.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 
 export const CONTROL_PLANE_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -25,6 +26,9 @@ export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_
   if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json)');
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ProblemError(400, 'BAD_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   try {
     return JSON.parse(text);
