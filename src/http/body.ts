@@ -30,11 +30,34 @@ export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new ProblemError(400, 'BAD_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ProblemError(400, 'MALFORMED_JSON', `The request body is not valid JSON: ${(error as Error).message}`);
   }
+  // Postgres text and jsonb cannot hold NUL; refuse it on every database alike (only JSON's
+  // escaped form can carry one, so the walk runs only when the text holds that escape).
+  if (text.includes('\\u0000')) {
+    const pointer = nulPointer(value, '');
+    if (pointer !== null) {
+      throw new ProblemError(422, 'VALIDATION_FAILED', 'Strings and keys may not contain NUL (\\u0000)', { errors: [{ pointer, message: 'Contains a NUL character' }] });
+    }
+  }
+  return value;
+}
+
+/** The pointer of the first string or key holding U+0000, or null. */
+function nulPointer(value: unknown, pointer: string): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? pointer : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const here = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (key.includes('\0')) return here;
+    const found = nulPointer(item, here);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 const tooLarge = (limit: number) =>

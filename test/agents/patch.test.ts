@@ -212,3 +212,24 @@ describe('ownership, roles and workspaces', () => {
   });
 });
 });
+
+describe('NUL characters', () => {
+  for (const database of databaseCases()) {
+    test(`on ${database.name}: a NUL anywhere in a body → 422 with its pointer, nothing stored`, async () => {
+      const q = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema ? `${database.postgresSchema}_nul` : undefined });
+      try {
+        const a = await q.json<{ id: string }>('POST', '/api/v1/agents', { body: { name: 'x' } });
+        for (const [body, pointer] of [[{ name: 'a\u0000b' }, '/name'], [{ metadata: { k: ['ok', 'v\u0000'] } }, '/metadata/k/1'], [{ metadata: { 'k\u0000': 1 } }, '/metadata/k\u0000']] as const) {
+          const r = await q.json<Record<string, any>>('PATCH', `/api/v1/agents/${a.body.id}`, { body });
+          expect(r.status).toBe(422);
+          expect(r.body.errors[0].pointer).toBe(pointer);
+        }
+        expect((await q.json<{ version: number }>('GET', `/api/v1/agents/${a.body.id}`)).body.version).toBe(0);
+        expect((await q.json('POST', '/api/v1/workspaces', { body: { name: 'w\u0000' } })).status).toBe(422);
+      } finally {
+        await q.close();
+        await dropPostgresSchema(database.postgresSchema ? `${database.postgresSchema}_nul` : undefined);
+      }
+    });
+  }
+});
