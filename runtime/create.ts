@@ -13,7 +13,7 @@ import type { LocalIndexPublisher } from '../src/endpoints/publishers.ts';
 import type { Executor } from './executor/types.ts';
 import { IndexHolder } from './index/holder.ts';
 import { IndexSync } from './index/sync.ts';
-import { InvocationRecorder } from './recorder.ts';
+import { createRecorder, type InvocationRecorder } from './recorder/index.ts';
 import { PlatformCaller } from './platform-call.ts';
 import { Invoker } from './invoke.ts';
 import { runtimeFetch, type RuntimeReadiness } from './server.ts';
@@ -51,12 +51,12 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     databaseVersion: () => currentIndexVersion(o.db),
     local: o.embedded ? (listener) => o.embedded!.publisher.subscribe(listener) : undefined,
     redis,
-    pollMs: o.pollMs,
+    pollMs: o.pollMs ?? o.config.INDEX_POLL_MS,
     log: o.log,
   });
   await sync.start();
 
-  const recorder = new InvocationRecorder(o.db, o.log);
+  const recorder = await createRecorder(o.db, o.log);
   const platform = new PlatformCaller({ jwt: o.jwt, baseUrl: o.config.BASE_URL, handle: o.embedded?.controlPlane });
   const invoker = new Invoker({ index, credentials: o.credentials, executor: o.executor, recorder, platform, log: o.log });
 

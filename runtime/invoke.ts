@@ -12,7 +12,7 @@ import type { CompiledEndpoint } from './index/compiled.ts';
 import { readBody, sanitizeHeaders, type ParsedBody } from './input.ts';
 import { resolveIdentity, type ExecutionIdentity } from './identity.ts';
 import { json, outcomeResponse, staticResponse, type ResponseHeaders } from './respond.ts';
-import type { InvocationRecorder } from './recorder.ts';
+import type { InvocationRecorder } from './recorder/index.ts';
 import type { PlatformCaller } from './platform-call.ts';
 import { queryToObject, type QueryObject } from './guard/index.ts';
 
@@ -93,7 +93,7 @@ export class Invoker {
       throw new ProblemError(400, 'MALFORMED_JSON', `The request body is not valid JSON: ${body.message}`);
     }
 
-    if (d.staticResponse) return { response: staticResponse(endpoint, h), executionAccountId: null };
+    if (endpoint.prepared) return { response: staticResponse(endpoint.prepared, h), executionAccountId: null };
     if (!endpoint.code) {
       throw new ProblemError(503, 'COMPONENT_NOT_READY', 'The Endpoint\'s component has no selected ready revision');
     }

@@ -17,18 +17,28 @@ export function json(status: number, body: unknown, h: ResponseHeaders): Respons
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...baseHeaders(h) } });
 }
 
+export interface PreparedStatic {
+  status: number;
+  body: string | null;
+  headers: Record<string, string>;
+}
+
+/**
+ * The static response, serialised once per index build. A configured non-JSON content type sends
+ * a string body as is; everything else is JSON.
+ */
+export function prepareStatic(s: { status: number; headers?: Record<string, string>; body?: unknown }): PreparedStatic {
+  const headers: Record<string, string> = { ...s.headers };
+  const typeKey = Object.keys(headers).find((k) => k.toLowerCase() === 'content-type');
+  if (s.body === undefined) return { status: s.status, body: null, headers };
+  if (typeKey && typeof s.body === 'string' && !/json/i.test(headers[typeKey]!)) return { status: s.status, body: s.body, headers };
+  if (!typeKey) headers['content-type'] = JSON_TYPE;
+  return { status: s.status, body: JSON.stringify(s.body), headers };
+}
+
 /** The static response of an Endpoint without a component: no executor hop. */
-export function staticResponse(endpoint: CompiledEndpoint, h: ResponseHeaders): Response {
-  const s = endpoint.definition.staticResponse!;
-  const headers: Record<string, string> = { ...s.headers, ...baseHeaders(h) };
-  const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
-  if (s.body === undefined) return new Response(null, { status: s.status, headers });
-  // A configured non-JSON content type sends a string body as is; everything else is JSON.
-  if (hasType && typeof s.body === 'string' && !/json/i.test(headers[Object.keys(headers).find((k) => k.toLowerCase() === 'content-type')!]!)) {
-    return new Response(s.body, { status: s.status, headers });
-  }
-  if (!hasType) headers['content-type'] = JSON_TYPE;
-  return new Response(JSON.stringify(s.body), { status: s.status, headers });
+export function staticResponse(prepared: PreparedStatic, h: ResponseHeaders): Response {
+  return new Response(prepared.body, { status: prepared.status, headers: { ...prepared.headers, 'x-svc-oid': h.oid, 'x-execution-id': h.executionId } });
 }
 
 /** Maps an execution outcome to the Endpoint's response mode. */

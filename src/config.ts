@@ -20,6 +20,7 @@ const EnvSchema = Type.Object({
   COMPONENT_ISOLATION: Type.Union([Type.Literal('process'), Type.Literal('worker')]),
   EXECUTOR_HOSTS: Type.Integer({ minimum: 1, maximum: 64 }),
   EXECUTOR_MEMORY_MB: Type.Integer({ minimum: 64, maximum: 65536 }),
+  INDEX_POLL_MS: Type.Integer({ minimum: 100, maximum: 600_000 }),
   ENABLED_MODELS: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   DATA_DIR: Type.String({ minLength: 1 }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
@@ -38,7 +39,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MEMORY_MB']);
+const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MEMORY_MB', 'INDEX_POLL_MS']);
 
 /**
  * Reads and validates configuration. `ports` lets `npm start` and tests pass the ports the
@@ -52,6 +53,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     COMPONENT_ISOLATION: 'process',
     EXECUTOR_HOSTS: '2',
     EXECUTOR_MEMORY_MB: '1024',
+    INDEX_POLL_MS: '2000',
     ENABLED_MODELS: 'scripted',
     DATA_DIR: 'data',
     LOG_LEVEL: 'info',

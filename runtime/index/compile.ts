@@ -3,6 +3,7 @@
 import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
 import { compileGuardSchema } from '../guard/index.ts';
 import type { CodeRevision } from '../executor/types.ts';
+import { prepareStatic } from '../respond.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
 import type { CompiledEndpoint, RuntimeIndex } from './compiled.ts';
 
@@ -45,6 +46,7 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
         code: codeOf(entry),
         revisionDigest: entry.revision?.digest ?? null,
         guard,
+        prepared: definition.staticResponse ? prepareStatic(definition.staticResponse) : null,
         hasBody: definition.method !== 'GET' && definition.method !== 'DELETE',
       },
     });

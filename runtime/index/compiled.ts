@@ -3,6 +3,7 @@
 import type { CodeRevision } from '../executor/types.ts';
 import type { Router } from '../router/index.ts';
 import type { CompiledGuard } from '../guard/index.ts';
+import type { PreparedStatic } from '../respond.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
 import type { EndpointSettings } from '../../src/endpoints/settings.ts';
 
@@ -14,6 +15,8 @@ export interface CompiledEndpoint {
   code: CodeRevision | null;
   revisionDigest: string | null;
   guard: CompiledGuard | null;
+  /** The serialised static response, when the Endpoint has one. */
+  prepared: PreparedStatic | null;
   /** Declared at build time so the request path never re-reads the definition for them. */
   hasBody: boolean;
 }

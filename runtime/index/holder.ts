@@ -15,7 +15,6 @@ export class IndexHolder {
   private index: RuntimeIndex | null = null;
   private lastError: string | null = null;
   private lastLoadedAt: string | null = null;
-  private loading: Promise<void> = Promise.resolve();
 
   constructor(private readonly log: Logger) {}
 
@@ -29,26 +28,23 @@ export class IndexHolder {
 
   /**
    * Loads a snapshot from `source` and swaps it in unless an equal or newer one is already served.
-   * Loads are serialised so an older snapshot can never replace a newer one.
+   * Loads may overlap, so one stuck on the database never holds back the next; the version check
+   * and the swap happen together (synchronously), so an older snapshot never replaces a newer one.
    */
-  refresh(source: () => Promise<IndexSnapshot>, force = false): Promise<void> {
-    const run = this.loading.then(async () => {
-      try {
-        const snapshot = await source();
-        if (!force && this.index && snapshot.version <= this.index.version) return;
-        this.install(snapshot);
-      } catch (error) {
-        this.lastError = error instanceof Error ? error.message : String(error);
-        this.log.warn(`index load failed; serving version ${this.version}`, { error: this.lastError });
-        throw error;
-      }
-    });
-    this.loading = run.catch(() => undefined);
-    return run;
+  async refresh(source: () => Promise<IndexSnapshot>): Promise<void> {
+    let snapshot: IndexSnapshot;
+    try {
+      snapshot = await source();
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.log.warn(`index load failed; serving version ${this.version}`, { error: this.lastError });
+      throw error;
+    }
+    if (this.index && snapshot.version <= this.index.version) return;
+    this.install(snapshot);
   }
 
-  /** Installs a snapshot already in hand (e.g. read from Redis). */
-  install(snapshot: IndexSnapshot): void {
+  private install(snapshot: IndexSnapshot): void {
     const { index, skipped } = compileIndex(snapshot);
     for (const s of skipped) this.log.warn(`endpoint ${s.id} left out of index ${snapshot.version}: ${s.reason}`);
     this.index = index;

@@ -1,11 +1,17 @@
 // Keeps a runtime's index current: an in-process subscription (embedded), a Redis subscription
 // (scale-out), and always a version poll against the database as the backstop. A full reload
-// follows every Redis reconnect, since pub/sub drops messages while disconnected.
+// follows every Redis (re)subscription, since pub/sub drops messages while disconnected.
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../src/lib/log.ts';
 import { INDEX_CHANNEL, snapshotKey } from '../../src/lib/redis.ts';
 import type { IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
 import type { IndexHolder } from './holder.ts';
+
+export const DEFAULT_POLL_MS = 2000;
+/** A version read slower than this (or the poll interval, if longer) marks the database unreachable. */
+const MIN_POLL_ANSWER_MS = 1000;
+/** After this many answer periods the next poll starts even if the last one never settled. */
+const POLL_GIVE_UP_FACTOR = 5;
 
 export interface IndexSyncOptions {
   holder: IndexHolder;
@@ -16,45 +22,55 @@ export interface IndexSyncOptions {
   /** Subscribes to in-process publication (embedded mode). */
   local?: (listener: (version: number) => Promise<void>) => () => void;
   redis?: { client: Redis; subscriber: Redis };
+  /** Version poll interval; default DEFAULT_POLL_MS. */
   pollMs?: number;
   log: Logger;
 }
 
 export interface IndexSyncHealth {
   mode: 'embedded' | 'redis' | 'database-poll';
+  /** Announcements can arrive: the subscriber is connected and its SUBSCRIBE confirmed (null without Redis). */
   redisConnected: boolean | null;
+  /** Whether the last version poll reached the database. */
   databaseReachable: boolean;
   lastPollAt: string | null;
+  pollMs: number;
 }
 
 export class IndexSync {
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = false;
   private unsubscribe: (() => void) | null = null;
+  private subscribed = false;
   private databaseReachable = true;
   private lastPollAt: string | null = null;
+  private readonly pollMs: number;
 
-  constructor(private readonly o: IndexSyncOptions) {}
+  constructor(private readonly o: IndexSyncOptions) {
+    this.pollMs = o.pollMs ?? DEFAULT_POLL_MS;
+  }
 
   /** Loads the first index (fails the start when the database cannot give one) and starts listening. */
   async start(): Promise<void> {
-    await this.o.holder.refresh(this.o.fromDatabase, true);
+    await this.o.holder.refresh(this.o.fromDatabase);
     if (this.o.local) this.unsubscribe = this.o.local((version) => this.toVersion(version));
     if (this.o.redis) this.listenRedis(this.o.redis.subscriber);
-    this.timer = setInterval(() => void this.poll(), this.o.pollMs ?? 2000);
-    this.timer.unref?.();
+    this.schedulePoll();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
     this.unsubscribe?.();
   }
 
   health(): IndexSyncHealth {
     return {
       mode: this.o.redis ? 'redis' : this.o.local ? 'embedded' : 'database-poll',
-      redisConnected: this.o.redis ? this.o.redis.subscriber.status === 'ready' : null,
+      redisConnected: this.o.redis ? this.o.redis.subscriber.status === 'ready' && this.subscribed : null,
       databaseReachable: this.databaseReachable,
       lastPollAt: this.lastPollAt,
+      pollMs: this.pollMs,
     };
   }
 
@@ -64,17 +80,29 @@ export class IndexSync {
       const version = Number(message);
       if (Number.isInteger(version)) void this.toVersion(version).catch(() => undefined);
     });
-    // ioredis re-subscribes on reconnect; messages sent meanwhile are lost, so reload in full.
-    let first = true;
-    subscriber.on('ready', () => {
-      if (first) {
-        first = false;
-        return;
-      }
-      this.o.log.info('index subscriber reconnected; reloading the index');
-      void this.o.holder.refresh(this.o.fromDatabase, true).catch(() => undefined);
+    subscriber.on('close', () => {
+      this.subscribed = false;
     });
-    void subscriber.subscribe(INDEX_CHANNEL).catch((error: unknown) => this.o.log.warn('index subscribe failed', { error: String(error) }));
+    // SUBSCRIBE on every connection ourselves: the client has no offline queue, so a SUBSCRIBE sent
+    // before the first connection is refused, and ioredis only re-subscribes channels it already
+    // had. Each (re)subscription is followed by a reload, since announcements are lost meanwhile.
+    subscriber.on('ready', () => void this.subscribe(subscriber, true));
+    // Already connected: the index was just loaded, so no reload is needed.
+    if (subscriber.status === 'ready') void this.subscribe(subscriber, false);
+  }
+
+  private async subscribe(subscriber: Redis, reload: boolean): Promise<void> {
+    try {
+      await subscriber.subscribe(INDEX_CHANNEL);
+      this.subscribed = true;
+    } catch (error) {
+      this.o.log.warn('index subscribe failed; retrying on the next connection', { error: String(error) });
+      return;
+    }
+    if (!reload) return;
+    // Read the database only once subscribed, so no version falls between the reload and the channel.
+    this.o.log.info('index subscriber connected; reloading the index');
+    await this.o.holder.refresh(this.o.fromDatabase).catch(() => undefined); // the poll retries
   }
 
   /** Moves to `version` if newer: from the Redis cache when it has it, else from the database. */
@@ -94,14 +122,45 @@ export class IndexSync {
     }
   }
 
+  /**
+   * Chained, not an interval: polls never overlap. A poll stuck on a half-open connection is given
+   * up on after a while, so the backstop keeps running whatever the database client does.
+   */
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      let giveUp: ReturnType<typeof setTimeout> | undefined;
+      const stuck = new Promise<void>((resolve) => (giveUp = setTimeout(resolve, this.answerMs * POLL_GIVE_UP_FACTOR)));
+      void Promise.race([this.poll(), stuck]).finally(() => {
+        clearTimeout(giveUp);
+        this.schedulePoll();
+      });
+    }, this.pollMs);
+    this.timer.unref?.();
+  }
+
   private async poll(): Promise<void> {
+    // A database that does not answer (a blackholed network, a client backing off its reconnects)
+    // counts as unreachable once the answer is overdue.
+    const overdue = setTimeout(() => (this.databaseReachable = false), this.answerMs);
+    overdue.unref?.();
+    let version: number;
     try {
-      const version = await this.o.databaseVersion();
-      this.databaseReachable = true;
-      this.lastPollAt = new Date().toISOString();
-      await this.toVersion(version);
+      version = await this.o.databaseVersion();
     } catch {
       this.databaseReachable = false; // keep serving the last good index
+      return;
+    } finally {
+      clearTimeout(overdue);
     }
+    this.databaseReachable = true;
+    this.lastPollAt = new Date().toISOString();
+    // A failed load is recorded by the holder, which keeps the last good index serving.
+    await this.toVersion(version).catch(() => undefined);
+  }
+
+  /** How long a version read may take before the database counts as unreachable. */
+  private get answerMs(): number {
+    return Math.max(this.pollMs, MIN_POLL_ANSWER_MS);
   }
 }

@@ -1,6 +1,6 @@
 // API key format: `sk-plt_` + 40 base62 random chars + 6 base62 checksum chars (CRC-32 of the body).
 // The checksum lets a mistyped generated key be refused before any database lookup.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const PREFIX = 'sk-plt_';
@@ -40,7 +40,7 @@ export function plausibleApiKey(key: string): boolean {
   return key.slice(PREFIX.length + BODY_LENGTH) === checksum(body);
 }
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+export const hashApiKey = (key: string): string => Bun.SHA256.hash(key, 'hex');
 
 /** Constant-time comparison of two hex digests of equal length. */
 export function digestsEqual(a: string, b: string): boolean {

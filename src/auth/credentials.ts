@@ -9,6 +9,12 @@ import type { Principal } from './roles.ts';
 
 /** Cache lifetime: well inside the 5 s promise, long enough to keep lookups off the hot path. */
 export const CREDENTIAL_CACHE_MS = 2000;
+/**
+ * How long a known answer still serves when the database cannot be asked: the runtime keeps
+ * answering through an outage instead of failing every caller once the short cache lapses.
+ * A revocation made meanwhile cannot be read anyway; it applies once the database answers again.
+ */
+export const CREDENTIAL_STALE_MS = 5 * 60_000;
 const TOUCH_FLUSH_MS = 5000;
 
 interface CachedKey {
@@ -20,6 +26,8 @@ interface CachedKey {
 export class CredentialResolver {
   private readonly keys = new TtlCache<string, CachedKey | null>(CREDENTIAL_CACHE_MS);
   private readonly principals = new TtlCache<string, Principal | null>(CREDENTIAL_CACHE_MS);
+  private readonly lastKeys = new TtlCache<string, CachedKey | null>(CREDENTIAL_STALE_MS);
+  private readonly lastPrincipals = new TtlCache<string, Principal | null>(CREDENTIAL_STALE_MS);
   private readonly touched = new Set<string>();
   private readonly timer: ReturnType<typeof setInterval>;
 
@@ -44,6 +52,8 @@ export class CredentialResolver {
   invalidate(): void {
     this.keys.clear();
     this.principals.clear();
+    this.lastKeys.clear();
+    this.lastPrincipals.clear();
   }
 
   async close(): Promise<void> {
@@ -52,16 +62,23 @@ export class CredentialResolver {
   }
 
   private async fromApiKey(key: string): Promise<Principal | null> {
-    if (!plausibleApiKey(key)) return null; // refused before touching the database
-    const digest = hashApiKey(key);
-    let cached = this.keys.get(digest);
+    // The cache is keyed by the key itself: a hit costs one map lookup on the hot path.
+    let cached = this.keys.get(key);
     if (cached === undefined) {
-      const row = await this.store.keyByHash(digest);
-      cached =
-        row && row.revokedAt === null && digestsEqual(row.keyHash, digest)
-          ? { keyId: row.id, principal: await this.principal(row.principalId), expiresAt: row.expiresAt?.getTime() ?? null }
-          : null;
-      this.keys.set(digest, cached);
+      if (!plausibleApiKey(key)) return null; // refused before touching the database
+      const digest = hashApiKey(key);
+      try {
+        const row = await this.store.keyByHash(digest);
+        cached =
+          row && row.revokedAt === null && digestsEqual(row.keyHash, digest)
+            ? { keyId: row.id, principal: await this.principal(row.principalId), expiresAt: row.expiresAt?.getTime() ?? null }
+            : null;
+        this.lastKeys.set(key, cached);
+      } catch (error) {
+        cached = this.lastKeys.get(key);
+        if (cached === undefined) throw error;
+      }
+      this.keys.set(key, cached);
     }
     if (!cached || (cached.expiresAt !== null && cached.expiresAt <= Date.now())) return null;
     this.touched.add(cached.keyId);
@@ -78,7 +95,13 @@ export class CredentialResolver {
   async principal(id: string): Promise<Principal | null> {
     let principal = this.principals.get(id);
     if (principal === undefined) {
-      principal = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : null;
+      try {
+        principal = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : null;
+        this.lastPrincipals.set(id, principal);
+      } catch (error) {
+        principal = this.lastPrincipals.get(id);
+        if (principal === undefined) throw error;
+      }
       this.principals.set(id, principal);
     }
     return principal;

@@ -15,8 +15,16 @@ export type Tables = typeof tables;
  */
 export type Orm = BunSQLiteDatabase<Tables>;
 
+/** How to open another connection to the same database (a writer thread does); null for `:memory:`. */
+export interface DatabaseLocation {
+  url: string;
+  /** Postgres schema the connection uses. */
+  schema?: string;
+}
+
 export interface Database {
   readonly dialect: Dialect;
+  readonly location: DatabaseLocation | null;
   /** Table objects of this dialect, typed as the SQLite ones. */
   readonly t: Tables;
   /** Runs reads (or a single atomic write statement). On SQLite, serialised with transactions. */

@@ -26,5 +26,9 @@ export function createRedis(url: string, log: Logger, name: string): Redis {
 
 export const INDEX_CHANNEL = 'platform:index:version';
 export const snapshotKey = (version: number) => `platform:index:snapshot:${version}`;
-/** Cached snapshots expire; the database can always rebuild one. */
-export const SNAPSHOT_TTL_SECONDS = 24 * 3600;
+/**
+ * Cached snapshots expire soon: every change stores a whole snapshot (component code included),
+ * runtimes read one within a poll interval of its announcement, and the database can always
+ * rebuild one. A day's worth of snapshots of a large index would be gigabytes.
+ */
+export const SNAPSHOT_TTL_SECONDS = 600;

@@ -40,6 +40,7 @@ export function openSqlite(file: string): Database {
   const runner = sqliteRunner(client);
   return {
     runner: { dialect: 'sqlite', all: (query) => mutex.run(() => runner.all(query)) },
+    location: file === ':memory:' ? null : { url: `sqlite:${file}` },
     dialect: 'sqlite',
     t: tables,
     read: (fn) => mutex.run(() => fn(orm as Orm)),

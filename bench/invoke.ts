@@ -1,0 +1,269 @@
+// Invocation bench: requests/s and p50/p99 latency under load from wrk (a separate process), in one
+// run, each as a ratio to raw Bun.serve returning a constant JSON (the ceiling) measured in the
+// same rounds: an Elysia handler doing the same work, and this platform (both origins in one
+// process, as `npm start`) for a static-response Endpoint, a lowcode component with popResult, and
+// a guarded POST with a path param (inline guard + lowcode), under COMPONENT_ISOLATION=process
+// (the default) and worker. Every server runs in its own process. Auth: an `sk-` API key of a
+// user holding ENDPOINT_INVOKE, sent to every server alike.
+//
+//   node_modules/.bin/bun bench/invoke.ts [--seconds=5] [--connections=64] [--rounds=5] [--isolation=process,worker]
+//
+// Needs `wrk` on PATH (Debian: apt-get install -y wrk).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { median } from './lib/timing.ts';
+import { perSecond, table } from './lib/table.ts';
+import { loadAverage, settle, startServer, treeCpuMicros, type ChildServer } from './lib/process.ts';
+import { requireWrk, wrk, type WrkResult } from './lib/wrk.ts';
+
+const CONSTANT = '{"ok":true}';
+
+// ---- server roles (each started as its own process) ----------------------------------------
+
+function serveRaw(): void {
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: () => new Response(CONSTANT, { headers: { 'content-type': 'application/json' } }),
+  });
+  console.log(`READY ${JSON.stringify({ port: server.port })}`);
+}
+
+async function serveElysia(): Promise<void> {
+  const { Elysia } = await import('elysia');
+  // The same work as raw: one route answering a constant JSON object (Elysia serializes it).
+  const app = new Elysia().get('/static', () => ({ ok: true })).listen({ port: 0, hostname: '127.0.0.1' });
+  console.log(`READY ${JSON.stringify({ port: app.server!.port })}`);
+}
+
+// ---- the platform under test ----------------------------------------------------------------
+
+const ADMIN_KEY = 'sk-bench-admin-key-0123456789abcdefghijklmn';
+const ORDER = { name: 'Widget deluxe', kind: 'retail', qty: 3 };
+
+interface Platform {
+  server: ChildServer;
+  runtimeUrl: string;
+  invokeKey: string;
+  dataDir: string;
+}
+
+async function startPlatform(isolation: 'process' | 'worker'): Promise<Platform> {
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-invoke-${isolation}-`));
+  const env = {
+    ...process.env,
+    DATABASE_URL: `sqlite:${join(dataDir, 'platform.db')}`, // the embedded default is a SQLite file
+    DATA_DIR: dataDir,
+    PLATFORM_ADMIN_API_KEY: ADMIN_KEY,
+    COMPONENT_ISOLATION: isolation,
+    LOG_LEVEL: 'warn',
+    REDIS_URL: '',
+  };
+  const server = await startServer([join(import.meta.dir, 'lib/platform-server.ts')], env);
+  const control = `http://127.0.0.1:${server.ready.control}`;
+  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const r = await fetch(control + path, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const payload: unknown = await r.json();
+    if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(payload)}`);
+    return payload;
+  };
+  const user = await api('POST', '/api/v1/users', { name: 'bench', email: 'bench@example.com', roles: ['ENDPOINT_INVOKE'], platformAccess: true });
+  const key = await api('POST', '/api/v1/api-keys', { principalId: user.id, name: 'bench' });
+  const endpoint = async (definition: Record<string, unknown>) => {
+    const created = await api('POST', '/api/v1/endpoints', { name: `bench ${definition.path}`, ...definition });
+    await api('POST', `/api/v1/endpoints/${created.id}/activate`);
+  };
+  // (c) no component, no executor hop
+  await endpoint({ method: 'GET', path: '/static', staticResponse: { status: 200, body: { ok: true } } });
+  // (d) the same constant from a lowcode component, one named result popped
+  const hello = await api('POST', '/api/v1/components', { name: 'bench-hello', kind: 'lowcode', elements: [{ name: 'out', code: 'return { ok: true };' }] });
+  await endpoint({ method: 'GET', path: '/hello', componentId: hello.id, popResult: 'out' });
+  // (e) POST with a path param, an inline guard (enum/length/range, no pattern) and a component reading params and body
+  const order = await api('POST', '/api/v1/components', {
+    name: 'bench-order',
+    kind: 'lowcode',
+    elements: [{ name: 'order', code: 'const i = api.input(); return { id: i.params.orderId, qty: i.body.qty, ok: true };' }],
+  });
+  const schema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 64 },
+      kind: { enum: ['retail', 'wholesale', 'internal'] },
+      qty: { type: 'integer', minimum: 1, maximum: 1000 },
+    },
+    required: ['name', 'kind', 'qty'],
+    additionalProperties: false,
+  };
+  await endpoint({
+    method: 'POST',
+    path: '/orders/:orderId',
+    componentId: order.id,
+    popResult: 'order',
+    guard: { type: 'inline', schema },
+    validationFailure: { status: 422, body: { error: 'invalid order' } },
+  });
+  return { server, runtimeUrl: `http://127.0.0.1:${server.ready.runtime}`, invokeKey: key.key as string, dataDir };
+}
+
+// ---- scenarios ----------------------------------------------------------------------------
+
+interface Scenario {
+  name: string;
+  /** Which target it is held to: the ceiling itself, a reference, or the issue's targets. */
+  kind: 'ceiling' | 'reference' | 'static' | 'component';
+  url: string;
+  method: 'GET' | 'POST';
+  body?: string;
+  headers: Record<string, string>;
+  expect: { status: number; body: unknown };
+  pid: number;
+}
+
+/** Sends one request and checks status and body, so a bench never times error responses. */
+async function check(s: Scenario): Promise<void> {
+  const r = await fetch(s.url, { method: s.method, headers: s.headers, body: s.body });
+  const body: unknown = await r.json();
+  if (r.status !== s.expect.status || JSON.stringify(body) !== JSON.stringify(s.expect.body)) {
+    throw new Error(`${s.name}: expected ${s.expect.status} ${JSON.stringify(s.expect.body)}, got ${r.status} ${JSON.stringify(body)}`);
+  }
+}
+
+interface Sample extends WrkResult {
+  cpuPerRequest: number;
+}
+
+async function measure(s: Scenario, seconds: number, connections: number, warmupSeconds: number): Promise<Sample> {
+  const o = { connections, method: s.method, body: s.body, headers: s.headers };
+  await wrk(s.url, { ...o, seconds: warmupSeconds });
+  const cpu0 = await treeCpuMicros(s.pid);
+  const r = await wrk(s.url, { ...o, seconds });
+  const cpu = (await treeCpuMicros(s.pid)) - cpu0;
+  if (r.non2xx > 0 || r.socketErrors > 0) console.error(`  ! ${s.name}: ${r.non2xx} non-2xx responses, ${r.socketErrors} socket errors`);
+  return { ...r, cpuPerRequest: cpu / Math.max(1, r.requests) };
+}
+
+// ---- main ----------------------------------------------------------------------------------
+
+const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
+
+async function main(): Promise<void> {
+  requireWrk();
+  const seconds = Number(arg('seconds', '5'));
+  const connections = Number(arg('connections', '64'));
+  const rounds = Number(arg('rounds', '5'));
+  const isolations = arg('isolation', 'process,worker').split(',').filter((i): i is 'process' | 'worker' => i === 'process' || i === 'worker');
+  const loadBefore = await loadAverage();
+
+  const self = import.meta.path;
+  const raw = await startServer([self, 'serve-raw']);
+  const elysia = await startServer([self, 'serve-elysia']);
+  const platforms = new Map<string, Platform>();
+  const servers: ChildServer[] = [raw, elysia];
+  const scenarios: Scenario[] = [];
+  try {
+    for (const isolation of isolations) {
+      const p = await startPlatform(isolation);
+      platforms.set(isolation, p);
+      servers.push(p.server);
+    }
+    // Every server gets the same credential header, so request sizes match.
+    const someKey = platforms.values().next().value?.invokeKey ?? ADMIN_KEY;
+    const auth = { authorization: `Bearer ${someKey}` };
+    const ok = { status: 200, body: { ok: true } };
+    scenarios.push(
+      { name: 'raw Bun.serve (ceiling)', kind: 'ceiling', url: `http://127.0.0.1:${raw.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: raw.pid },
+      { name: 'Elysia handler', kind: 'reference', url: `http://127.0.0.1:${elysia.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: elysia.pid },
+    );
+    for (const [isolation, p] of platforms) {
+      const headers = { authorization: `Bearer ${p.invokeKey}` };
+      scenarios.push(
+        { name: `${isolation}: static response`, kind: 'static', url: `${p.runtimeUrl}/static`, method: 'GET', headers, expect: ok, pid: p.server.pid },
+        { name: `${isolation}: lowcode popResult`, kind: 'component', url: `${p.runtimeUrl}/hello`, method: 'GET', headers, expect: ok, pid: p.server.pid },
+        {
+          name: `${isolation}: guarded POST /orders/:id`,
+          kind: 'component',
+          url: `${p.runtimeUrl}/orders/A-1042`,
+          method: 'POST',
+          body: JSON.stringify(ORDER),
+          headers: { ...headers, 'content-type': 'application/json' },
+          expect: { status: 200, body: { id: 'A-1042', qty: 3, ok: true } },
+          pid: p.server.pid,
+        },
+      );
+    }
+    for (const s of scenarios) await check(s);
+
+    const samples = new Map<string, Sample[]>(scenarios.map((s) => [s.name, []]));
+    const ceilingOf: Sample[] = [];
+    const started = performance.now();
+    for (let round = 0; round < rounds; round++) {
+      // The ceiling first in every round (each ratio pairs a scenario with its round's ceiling),
+      // the rest in a rotated order so slow drift in the machine's load hits all alike.
+      const rest = scenarios.slice(1);
+      const order = [scenarios[0]!, ...rest.slice(round % rest.length), ...rest.slice(0, round % rest.length)];
+      for (const s of order) {
+        const sample = await measure(s, seconds, connections, round === 0 ? 2 : 1);
+        samples.get(s.name)!.push(sample);
+        if (s.kind === 'ceiling') ceilingOf.push(sample);
+        // The platform writes audit and statistics in batches after the load: that work must not
+        // land on the next scenario's clock, so wait until this server is idle again.
+        const settledMs = await settle(s.pid);
+        process.stderr.write(`  round ${round + 1}/${rounds} ${s.name}: ${sample.requestsPerSecond.toFixed(0)} req/s, p99 ${sample.p99.toFixed(2)} ms, busy ${(settledMs / 1000).toFixed(1)} s after the load\n`);
+      }
+    }
+    const minutes = ((performance.now() - started) / 60_000).toFixed(1);
+    const loadAfter = await loadAverage();
+
+    const spread = (xs: number[], digits: number) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+    const rows: string[][] = [];
+    const ratios = new Map<string, { rps: number; p99: number }>();
+    for (const s of scenarios) {
+      const ss = samples.get(s.name)!;
+      const rpsRatio = ss.map((x, i) => x.requestsPerSecond / ceilingOf[i]!.requestsPerSecond);
+      const p99Ratio = ss.map((x, i) => x.p99 / ceilingOf[i]!.p99);
+      ratios.set(s.name, { rps: median(rpsRatio), p99: median(p99Ratio) });
+      rows.push([
+        s.name,
+        perSecond(median(ss.map((x) => x.requestsPerSecond))),
+        `${median(rpsRatio).toFixed(2)}× (${spread(rpsRatio, 2)})`,
+        median(ss.map((x) => x.p50)).toFixed(2),
+        `${median(ss.map((x) => x.p99)).toFixed(2)} (${spread(ss.map((x) => x.p99), 2)})`,
+        `${median(p99Ratio).toFixed(2)}×`,
+        median(ss.map((x) => x.cpuPerRequest)).toFixed(1),
+      ]);
+    }
+    console.log(`Invocation: wrk -t1 -c${connections}, ${seconds} s × ${rounds} rounds (${minutes} min); medians over rounds, ratios paired with the same round's ceiling (range in brackets)`);
+    console.log(`load average before ${loadBefore}, after ${loadAfter}; ${navigator.hardwareConcurrency} cores; Bun ${Bun.version}\n`);
+    console.log(table(['server: scenario', 'req/s', '× ceiling req/s', 'p50 ms', 'p99 ms', '× ceiling p99', 'CPU µs/req'], rows));
+    console.log('\n"CPU µs/req" is the server process tree (platform: with its executor hosts) per request.');
+    for (const isolation of platforms.keys()) {
+      const invocations = scenarios.filter((s) => s.name.startsWith(`${isolation}:`)).flatMap((s) => samples.get(s.name)!).reduce((n, x) => n + x.requests, 0);
+      console.log(`${isolation}: ${invocations} invocations (warm-ups not counted), each one audit row in the platform's SQLite file by the end of the run.`);
+    }
+    console.log('');
+
+    const verdicts: string[][] = [];
+    for (const s of scenarios) {
+      if (s.kind === 'ceiling') continue;
+      const r = ratios.get(s.name)!;
+      if (s.kind === 'static') verdicts.push([s.name, 'throughput ≥ 0.80× ceiling', `${r.rps.toFixed(2)}×`, r.rps >= 0.8 ? 'PASS' : 'MISS']);
+      if (s.kind === 'component') verdicts.push([s.name, 'throughput ≥ 0.50× ceiling', `${r.rps.toFixed(2)}×`, r.rps >= 0.5 ? 'PASS' : 'MISS']);
+      const p99Target = s.kind === 'reference' ? 'p99 ≤ 3× ceiling (reference)' : 'p99 ≤ 3× ceiling p99';
+      verdicts.push([s.name, p99Target, `${r.p99.toFixed(2)}×`, r.p99 <= 3 ? 'PASS' : 'MISS']);
+    }
+    console.log(table(['scenario', 'target (issue 5)', 'measured', 'verdict'], verdicts));
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    for (const p of platforms.values()) rmSync(p.dataDir, { recursive: true, force: true });
+  }
+}
+
+const role = process.argv[2];
+if (role === 'serve-raw') serveRaw();
+else if (role === 'serve-elysia') await serveElysia();
+else await main();

@@ -1,0 +1,37 @@
+// The invocation writer's thread: its own connection to the database, so the serving thread never
+// blocks on inserts (bun:sqlite is synchronous). Messages: {id, records} in, {id, written, error?} out.
+import { openDatabase, type Database } from '../../src/db/index.ts';
+import { fromTuple, type InvocationRecord, type RecordTuple } from './types.ts';
+import { writeInvocations } from './write.ts';
+import { SqliteInvocationStore } from './sqlite-store.ts';
+
+declare const self: Worker;
+
+let db: Database | null = null;
+let sqlite: SqliteInvocationStore | null = null;
+
+self.onmessage = async (event: MessageEvent<{ id: number; location?: { url: string; schema?: string }; batch?: string; close?: true }>) => {
+  const { id } = event.data;
+  try {
+    const location = event.data.location;
+    if (location) {
+      // The serving process has migrated the database already.
+      if (location.url.startsWith('sqlite:')) sqlite = new SqliteInvocationStore(location.url.slice('sqlite:'.length));
+      else db = await openDatabase(location.url, location.schema ? { schema: location.schema, max: 2 } : { max: 2 });
+      self.postMessage({ id, written: 0 });
+      return;
+    }
+    if (event.data.close) {
+      sqlite?.close();
+      await db?.close();
+      db = sqlite = null;
+      self.postMessage({ id, written: 0 });
+      return;
+    }
+    const records: InvocationRecord[] = (JSON.parse(event.data.batch ?? '[]') as RecordTuple[]).map(fromTuple);
+    if (!sqlite && !db) throw new Error('writer not opened');
+    self.postMessage({ id, ...(sqlite ? sqlite.write(records) : await writeInvocations(db!, records)) });
+  } catch (error) {
+    self.postMessage({ id, written: 0, error: error instanceof Error ? error.message : String(error) });
+  }
+};

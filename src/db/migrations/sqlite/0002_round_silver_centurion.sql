@@ -1,0 +1,1 @@
+DROP INDEX `audit_actor_idx`;

@@ -1,0 +1,72 @@
+// The invocation recorder: every record becomes one audit row and counts once in the statistics,
+// whichever writer stores it; a failed write loses nothing.
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Database } from '../../src/db/index.ts';
+import { silentLogger } from '../../src/lib/log.ts';
+import { readStatistics } from '../../src/endpoints/statistics.ts';
+import { createRecorder, InvocationRecorder, type InvocationRecord } from '../../runtime/recorder/index.ts';
+import type { InvocationWriter } from '../../runtime/recorder/types.ts';
+import { InlineWriter } from '../../runtime/recorder/writers.ts';
+import { databaseCases, dropPostgresSchema, POSTGRES_URL } from '../helpers/databases.ts';
+
+const record = (endpointId: string, status: number, durationMs: number): InvocationRecord => ({
+  at: new Date(), endpointId, workspaceId: crypto.randomUUID(), initiatorId: crypto.randomUUID(), executionAccountId: null,
+  status, durationMs, oid: `oid-${crypto.randomUUID()}`, executionId: crypto.randomUUID(),
+});
+
+const cases: { name: string; open: () => Promise<Database>; cleanup?: () => Promise<void> }[] = [
+  { name: 'in-memory SQLite (inline writer)', open: () => openDatabase('sqlite::memory:') },
+  { name: 'SQLite file (writer thread)', open: () => openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'rec-')), 'p.db')}`) },
+];
+const pg = databaseCases().find((c) => c.name === 'postgres');
+if (pg) cases.push({ name: 'Postgres (writer thread)', open: () => openDatabase(POSTGRES_URL, { schema: pg.postgresSchema! }), cleanup: () => dropPostgresSchema(pg.postgresSchema) });
+afterAll(async () => {
+  for (const c of cases) await c.cleanup?.();
+});
+
+describe.each(cases)('$name', ({ open }) => {
+  test('records become audit rows and statistics, exactly once', async () => {
+    const db = await open();
+    const recorder = await createRecorder(db, silentLogger);
+    const a = crypto.randomUUID();
+    const b = crypto.randomUUID();
+    for (let i = 0; i < 300; i++) recorder.record(record(i % 3 === 0 ? b : a, i % 10 === 0 ? 500 : 200, i % 7));
+    await recorder.flush();
+    recorder.record(record(a, 404, 1));
+    await recorder.close();
+    const sa = await readStatistics(db, a);
+    const sb = await readStatistics(db, b);
+    expect(sa.invocations + sb.invocations).toBe(301);
+    expect(sb.invocations).toBe(100);
+    expect(sa.byStatusClass['4xx']).toBe(1);
+    expect(sa.byStatusClass['5xx'] + sb.byStatusClass['5xx']).toBe(30);
+    const audit = await db.read((q) => q.select().from(db.t.audit));
+    expect(audit.filter((r) => r.kind === 'invocation')).toHaveLength(301);
+    expect(new Set(audit.map((r) => r.id)).size).toBe(301);
+    await db.close();
+  });
+});
+
+test('a failed write keeps every record for the next attempt', async () => {
+  const db = await openDatabase('sqlite::memory:');
+  const inline = new InlineWriter(db);
+  let failures = 1;
+  const flaky: InvocationWriter = {
+    write: async (records) => {
+      if (failures-- > 0) throw new Error('database unavailable');
+      return inline.write(records);
+    },
+    close: async () => {},
+  };
+  const recorder = new InvocationRecorder(flaky, silentLogger, 60_000);
+  const id = crypto.randomUUID();
+  for (let i = 0; i < 10; i++) recorder.record(record(id, 200, 1));
+  await recorder.flush();
+  expect((await readStatistics(db, id)).invocations).toBe(0);
+  await recorder.close();
+  expect((await readStatistics(db, id)).invocations).toBe(10);
+  await db.close();
+});
