@@ -107,6 +107,11 @@ export class CredentialResolver {
     return principal;
   }
 
+  /** Writes pending `lastUsedAt` updates now (they are otherwise batched every few seconds). */
+  flushUsage(): Promise<void> {
+    return this.flushTouches();
+  }
+
   private async flushTouches(): Promise<void> {
     if (this.touched.size === 0) return;
     const ids = [...this.touched];

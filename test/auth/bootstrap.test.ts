@@ -1,0 +1,64 @@
+// Bootstrap and key bookkeeping: the generated admin key is shown once, a configured one is
+// registered idempotently, and key use is recorded off the request path.
+import { expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { createPlatform } from '../../src/platform.ts';
+import { silentLogger } from '../../src/lib/log.ts';
+import { createExecutor } from '../../runtime/executor/index.ts';
+import { startTestPlatform } from '../helpers/platform.ts';
+
+async function boot(dir: string, env: Record<string, string> = {}) {
+  const executor = await createExecutor({ isolation: 'worker', log: () => {} });
+  const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'p.db')}`, COMPONENT_ISOLATION: 'worker', ...env });
+  const platform = await createPlatform(config, silentLogger, { executor });
+  return { platform, close: async () => { await platform.close(); await executor.close(); } };
+}
+
+test('a generated bootstrap key is created on the first start only, and works', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'boot-'));
+  const first = await boot(dir);
+  const key = first.platform.boot.generatedAdminKey!;
+  expect(key).toMatch(/^sk-plt_/);
+  expect(first.platform.boot.newInstance).toBe(true);
+  await first.close();
+  const second = await boot(dir);
+  expect(second.platform.boot.generatedAdminKey).toBeUndefined();
+  expect(second.platform.boot.newInstance).toBe(false);
+  const me = await second.platform.app.handle(new Request('http://localhost/api/v1/me', { headers: { authorization: `Bearer ${key}` } }));
+  expect(((await me.json()) as { roles: string[] }).roles).toEqual(['INSTANCE_ADMIN']);
+  await second.close();
+});
+
+test('PLATFORM_ADMIN_API_KEY is registered as given, idempotently, for the same admin', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'boot-'));
+  const given = 'sk-operator-chosen-key-0123456789abcdef';
+  const first = await boot(dir, { PLATFORM_ADMIN_API_KEY: given });
+  expect(first.platform.boot.generatedAdminKey).toBeUndefined();
+  const adminId = first.platform.boot.adminPrincipalId;
+  await first.close();
+  const second = await boot(dir, { PLATFORM_ADMIN_API_KEY: given });
+  expect(second.platform.boot.adminPrincipalId).toBe(adminId);
+  const keys = await second.platform.db.read((q) => q.select().from(second.platform.db.t.apiKeys));
+  expect(keys).toHaveLength(1);
+  const me = await second.platform.app.handle(new Request('http://localhost/api/v1/me', { headers: { authorization: `Bearer ${given}` } }));
+  expect(((await me.json()) as { id: string }).id).toBe(adminId);
+  await second.close();
+});
+
+test('key use is recorded as lastUsedAt, in a batch after the request', async () => {
+  const p = await startTestPlatform();
+  try {
+    const created = await p.json<{ id: string; key: string }>('POST', '/api/v1/api-keys', { body: { name: 'used' } });
+    const lastUsed = async () => (await p.db.read((q) => q.select().from(p.db.t.apiKeys))).find((k) => k.id === created.body.id)!.lastUsedAt;
+    expect(await lastUsed()).toBeNull();
+    expect((await p.json('GET', '/api/v1/me', { key: created.body.key })).status).toBe(200);
+    expect(await lastUsed()).toBeNull(); // not on the request path
+    await p.credentials.flushUsage();
+    expect((await lastUsed())!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+  } finally {
+    await p.close();
+  }
+});
