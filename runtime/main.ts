@@ -1,6 +1,7 @@
 // Starts the endpoint runtime alone (scale-out); `npm start` runs both origins via src/start.ts.
 import { loadConfig, ConfigError } from '../src/config.ts';
 import { createLogger } from '../src/lib/log.ts';
+import { installProcessGuards } from '../src/lib/process-guards.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { PrincipalStore } from '../src/auth/principals.ts';
 import { CredentialResolver } from '../src/auth/credentials.ts';
@@ -13,6 +14,7 @@ import { serveRuntime } from './serve.ts';
 try {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'runtime');
+  installProcessGuards(log);
   const db = await openDatabase(config.DATABASE_URL);
   const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const credentials = new CredentialResolver(new PrincipalStore(db), jwt);

@@ -1,6 +1,7 @@
 // Starts the control plane alone (scale-out); `npm start` runs both origins via ./start.ts.
 import { loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './lib/log.ts';
+import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
 import { createExecutor } from '../runtime/executor/index.ts';
@@ -8,6 +9,7 @@ import { createExecutor } from '../runtime/executor/index.ts';
 try {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'control-plane');
+  installProcessGuards(log);
   // The control plane's own executor only verifies node deployments; invocations run in runtimes.
   const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: 1, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
   const platform = await createPlatform(config, log, { executor });

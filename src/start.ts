@@ -2,6 +2,7 @@
 // told of index changes in-process, and api.platform calls reach the control plane in-process.
 import { loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './lib/log.ts';
+import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
 import { createExecutor } from '../runtime/executor/index.ts';
@@ -11,6 +12,7 @@ import { serveRuntime } from '../runtime/serve.ts';
 try {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'platform');
+  installProcessGuards(log);
   const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: config.EXECUTOR_HOSTS, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
   log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
   const platform = await createPlatform(config, log, { executor });
