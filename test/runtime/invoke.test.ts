@@ -149,6 +149,19 @@ describe('input validation and limits', () => {
     expect((await body(d)).errors).toEqual([expect.objectContaining({ pointer: '/qty' })]);
   });
 
+  test('a json-validator component guard runs its schema in the runtime; a new revision applies at once', async () => {
+    const v = await s.api('POST', '/api/v1/components', { name: `v${crypto.randomUUID().slice(0, 6)}`, kind: 'json-validator', schema: { type: 'object', properties: { sku: { type: 'string', maxLength: 8 } }, required: ['sku'] } });
+    expect(v.status).toBe(201);
+    const c = await lowcode([{ name: 'ok', code: 'return api.input().body.sku;' }]);
+    await s.endpoint({ method: 'POST', path: '/sku', componentId: c.id, popResult: 'ok', guard: { type: 'component', componentId: v.body.id } });
+    expect(await body(await s.invoke('POST', '/sku', { key: invoker.key, body: { sku: 'A1' } }))).toBe('A1');
+    const bad = await s.invoke('POST', '/sku', { key: invoker.key, body: { sku: 'way-too-long' } });
+    expect(bad.status).toBe(400);
+    expect((await body(bad)).errors).toEqual([expect.objectContaining({ pointer: '/sku' })]);
+    await s.api('PATCH', `/api/v1/components/${v.body.id}`, { schema: { type: 'object', properties: { sku: { type: 'string', maxLength: 20 } }, required: ['sku'] } });
+    expect((await s.invoke('POST', '/sku', { key: invoker.key, body: { sku: 'way-too-long' } })).status).toBe(200);
+  });
+
   test('a GET guard validates the query, with numbers coerced', async () => {
     const c = await lowcode([{ name: 'q', code: 'return api.input().query;' }]);
     await s.endpoint({ method: 'GET', path: '/search', componentId: c.id, popResult: 'q', guard: { type: 'inline', schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } }, required: ['page'] } } });
