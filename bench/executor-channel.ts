@@ -20,6 +20,7 @@
 // of the server process (the host processes' CPU is not included there).
 import type { Socket } from 'bun';
 import { connectFd } from '../runtime/executor/host/fd-socket.ts';
+import { treeCpuMicros } from './lib/process.ts';
 
 const role = process.argv[2] ?? '';
 const INPUT = {
@@ -153,28 +154,6 @@ async function serverMain(design: string): Promise<void> {
       : () => new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }),
   });
   console.log(`PORT ${server.port}`);
-}
-
-/** CPU time (µs) used so far by a process and all its descendants (Linux clock ticks = 100 Hz). */
-async function treeCpuMicros(root: number): Promise<number> {
-  const stats = new Map<number, { ppid: number; ticks: number }>();
-  for (const name of new Bun.Glob('[0-9]*').scanSync({ cwd: '/proc', onlyFiles: false })) {
-    try {
-      const text = await Bun.file(`/proc/${name}/stat`).text();
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
-    } catch {
-      // exited while scanning
-    }
-  }
-  let total = 0;
-  const todo = [root];
-  while (todo.length > 0) {
-    const pid = todo.pop()!;
-    total += stats.get(pid)?.ticks ?? 0;
-    for (const [child, st] of stats) if (st.ppid === pid) todo.push(child);
-  }
-  return total * 10_000;
 }
 
 async function wrk(port: number, seconds: number, conns: number): Promise<{ rps: number; p99: string }> {
