@@ -1,5 +1,5 @@
 // Endpoint rows: the definition as a record, compare-and-set updates and status changes.
-import { and, desc, eq, inArray, or } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ContractStatus, EndpointDefinition, EndpointRecord, HttpMethod } from './schema.ts';
 import { routeShape } from './path.ts';
@@ -87,15 +87,5 @@ export class EndpointStore {
     const { endpoints } = this.db.t;
     const rows = await q.select().from(endpoints).where(or(eq(endpoints.componentId, componentId), eq(endpoints.guardComponentId, componentId)));
     return rows.map(toRecord);
-  }
-
-  async page(workspaceIds: string[] | null, offset: number, limit: number): Promise<{ rows: EndpointRecord[]; hasMore: boolean }> {
-    const { endpoints } = this.db.t;
-    const rows = await this.db.read((q) => {
-      const base = q.select().from(endpoints);
-      const scoped = workspaceIds ? base.where(inArray(endpoints.workspaceId, workspaceIds.length ? workspaceIds : [''])) : base;
-      return scoped.orderBy(desc(endpoints.createdAt)).limit(limit + 1).offset(offset);
-    });
-    return { rows: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
   }
 }

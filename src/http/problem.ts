@@ -116,11 +116,7 @@ export function problemResponse(problem: ProblemError, oid: string, headers?: Re
   });
 }
 
-export const badRequest = (detail: string, errors?: Violation[]) =>
-  new ProblemError(400, 'BAD_REQUEST', detail, { errors });
 export const invalidQuery = (detail: string, pointer: string) =>
   new ProblemError(400, 'INVALID_QUERY', detail, { errors: [{ pointer, message: detail }] });
 export const notFound = (what: string) => new ProblemError(404, 'NOT_FOUND', `${what} not found`);
 export const forbidden = (detail: string) => new ProblemError(403, 'FORBIDDEN', detail);
-export const unprocessable = (detail: string, errors: Violation[], code: ProblemCode = 'VALIDATION_FAILED') =>
-  new ProblemError(422, code, detail, { errors });
