@@ -59,7 +59,7 @@ export class Invoker {
       response = this.problem(error, oid, h.executionId);
     }
     this.d.recorder.record({
-      at: new Date(),
+      at: Date.now(),
       endpointId: endpoint.id,
       workspaceId: endpoint.definition.workspaceId,
       initiatorId: caller.id,

@@ -3,8 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../src/db/schema"
 sed -e "s#drizzle-orm/sqlite-core#drizzle-orm/pg-core#" \
- -e "s#sqliteTable, text, integer, primaryKey, index, uniqueIndex#pgTable, text, integer, boolean, jsonb, timestamp, uuid, primaryKey, index, uniqueIndex#" \
+ -e "s#sqliteTable, text, integer, primaryKey, index, uniqueIndex#pgTable, text, integer, bigserial, boolean, jsonb, timestamp, uuid, primaryKey, index, uniqueIndex#" \
  -e "s#sqliteTable(#pgTable(#g" \
+ -e "s#integer('seq').primaryKey()#bigserial('seq', { mode: 'number' }).primaryKey()#" \
  -e "s#^const id = .*#const id = (name: string) => uuid(name);#" \
  -e "s#^const ts = .*#const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });#" \
  -e "s#^const json = .*#const json = <T>(name: string) => jsonb(name).\$type<T>();#" \

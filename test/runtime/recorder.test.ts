@@ -13,7 +13,7 @@ import { InlineWriter } from '../../runtime/recorder/writers.ts';
 import { databaseCases, dropPostgresSchema, POSTGRES_URL } from '../helpers/databases.ts';
 
 const record = (endpointId: string, status: number, durationMs: number): InvocationRecord => ({
-  at: new Date(), endpointId, workspaceId: crypto.randomUUID(), initiatorId: crypto.randomUUID(), executionAccountId: null,
+  at: Date.now(), endpointId, workspaceId: crypto.randomUUID(), initiatorId: crypto.randomUUID(), executionAccountId: null,
   status, durationMs, oid: `oid-${crypto.randomUUID()}`, executionId: crypto.randomUUID(),
 });
 
@@ -33,9 +33,12 @@ describe.each(cases)('$name', ({ open }) => {
     const recorder = await createRecorder(db, silentLogger);
     const a = crypto.randomUUID();
     const b = crypto.randomUUID();
-    for (let i = 0; i < 300; i++) recorder.record(record(i % 3 === 0 ? b : a, i % 10 === 0 ? 500 : 200, i % 7));
+    const sent: InvocationRecord[] = [];
+    for (let i = 0; i < 300; i++) sent.push(record(i % 3 === 0 ? b : a, i % 10 === 0 ? 500 : 200, i % 7));
+    for (const r of sent) recorder.record(r);
     await recorder.flush();
-    recorder.record(record(a, 404, 1));
+    sent.push(record(a, 404, 1));
+    recorder.record(sent.at(-1)!);
     await recorder.close();
     const sa = await readStatistics(db, a);
     const sb = await readStatistics(db, b);
@@ -46,6 +49,14 @@ describe.each(cases)('$name', ({ open }) => {
     const audit = await db.read((q) => q.select().from(db.t.audit));
     expect(audit.filter((r) => r.kind === 'invocation')).toHaveLength(301);
     expect(new Set(audit.map((r) => r.id)).size).toBe(301);
+    // Every field lands in its own column (the SQLite writer binds them by position).
+    const byExecution = new Map(audit.map((r) => [r.executionId, r]));
+    for (const r of sent) {
+      expect(byExecution.get(r.executionId)).toMatchObject({
+        at: new Date(r.at), kind: 'invocation', action: 'endpoint.invoke', actorId: r.initiatorId, executionAccountId: null,
+        resourceType: 'endpoint', resourceId: r.endpointId, workspaceId: r.workspaceId, status: r.status, durationMs: r.durationMs, oid: r.oid,
+      });
+    }
     await db.close();
   });
 });

@@ -2,7 +2,7 @@
 // timestamps as timestamptz(3), JSON and arrays as jsonb, booleans as boolean. Generated from
 // sqlite.ts by scripts/mirror-pg-schema.sh; test/db/schema.test.ts checks they agree.
 import { sql } from 'drizzle-orm';
-import { pgTable, text, integer, boolean, jsonb, timestamp, uuid, primaryKey, index, uniqueIndex } from 'drizzle-orm/pg-core';
+import { pgTable, text, integer, bigserial, boolean, jsonb, timestamp, uuid, primaryKey, index, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const id = (name: string) => uuid(name);
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
@@ -199,7 +199,13 @@ export const indexState = pgTable('index_state', {
 });
 
 export const audit = pgTable('audit', {
-  id: id('id').primaryKey(),
+  /**
+   * Insertion order and the storage key (SQLite's rowid): rows append in place, with no separate
+   * primary-key index to keep. `id` is the public identifier; it is not indexed, since invocation
+   * rows arrive by the thousand per second and every index adds to the cost of each one.
+   */
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  id: id('id').notNull(),
   at: ts('at').notNull(),
   /** `change` (control plane) or `invocation` (runtime). */
   kind: text('kind').$type<'change' | 'invocation'>().notNull(),
@@ -217,10 +223,11 @@ export const audit = pgTable('audit', {
   executionId: id('execution_id'),
   details: json<Record<string, unknown>>('details'),
 }, (t) => [
+  // Monotonic keys: each insert appends at the right edge of the index.
   index('audit_at_idx').on(t.at),
-  index('audit_resource_idx').on(t.resourceType, t.resourceId, t.at),
-  // No index on actor: invocation rows arrive by the thousand per second, and an (actor, at)
-  // index tripled the cost of writing them; filters on actorId are bounded by `at` instead.
+  // Changes by resource; invocation rows (kind 'invocation') stay out of it, and out of any index
+  // on actor: each one would double the cost of writing them. Their filters are bounded by `at`.
+  index('audit_change_resource_idx').on(t.resourceType, t.resourceId, t.at).where(sql`kind = 'change'`),
 ]);
 
 export const endpointStats = pgTable('endpoint_stats', {

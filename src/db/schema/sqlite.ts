@@ -198,7 +198,13 @@ export const indexState = sqliteTable('index_state', {
 });
 
 export const audit = sqliteTable('audit', {
-  id: id('id').primaryKey(),
+  /**
+   * Insertion order and the storage key (SQLite's rowid): rows append in place, with no separate
+   * primary-key index to keep. `id` is the public identifier; it is not indexed, since invocation
+   * rows arrive by the thousand per second and every index adds to the cost of each one.
+   */
+  seq: integer('seq').primaryKey(),
+  id: id('id').notNull(),
   at: ts('at').notNull(),
   /** `change` (control plane) or `invocation` (runtime). */
   kind: text('kind').$type<'change' | 'invocation'>().notNull(),
@@ -216,10 +222,11 @@ export const audit = sqliteTable('audit', {
   executionId: id('execution_id'),
   details: json<Record<string, unknown>>('details'),
 }, (t) => [
+  // Monotonic keys: each insert appends at the right edge of the index.
   index('audit_at_idx').on(t.at),
-  index('audit_resource_idx').on(t.resourceType, t.resourceId, t.at),
-  // No index on actor: invocation rows arrive by the thousand per second, and an (actor, at)
-  // index tripled the cost of writing them; filters on actorId are bounded by `at` instead.
+  // Changes by resource; invocation rows (kind 'invocation') stay out of it, and out of any index
+  // on actor: each one would double the cost of writing them. Their filters are bounded by `at`.
+  index('audit_change_resource_idx').on(t.resourceType, t.resourceId, t.at).where(sql`kind = 'change'`),
 ]);
 
 export const endpointStats = sqliteTable('endpoint_stats', {
