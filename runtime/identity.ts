@@ -23,35 +23,34 @@ export const asCurrentUser = (p: Principal): CurrentUser => ({ id: p.id, kind: p
  * The Endpoint's saved policy wins over the instance settings; an instance without saved settings
  * (and an Endpoint without its own policy) keeps the legacy System authority with the invoking user
  * as business identity. A service account must be active and have platform access, else 403.
+ * Synchronous unless a service account has to be looked up.
  */
-export async function resolveIdentity(
+export function resolveIdentity(
   caller: Principal,
   endpointPolicy: ExecutionPolicy | undefined,
   settings: EndpointSettings,
-  principal: (id: string) => Promise<Principal | null>,
-): Promise<ExecutionIdentity> {
+  principal: (id: string) => Principal | null | Promise<Principal | null>,
+): ExecutionIdentity | Promise<ExecutionIdentity> {
   const business = asCurrentUser(caller);
   const mode = endpointPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
   const currentUserMode = endpointPolicy?.currentUser ?? (settings.saved ? settings.currentUser : 'BUSINESS_USER');
-
-  let executor: CurrentUser;
-  if (mode === 'SYSTEM') {
-    executor = SYSTEM_USER;
-  } else if (mode === 'CALLER') {
-    executor = business;
-  } else {
-    const accountId = endpointPolicy?.mode === 'SERVICE_ACCOUNT'
-      ? endpointPolicy.serviceAccountId
-      : settings.saved && settings.executionPolicy.mode === 'SERVICE_ACCOUNT' ? settings.executionPolicy.serviceAccountId : undefined;
-    const account = accountId ? await principal(accountId) : null;
-    if (!account || account.kind !== 'SERVICE_ACCOUNT' || !account.active || !account.platformAccess) {
-      throw new ProblemError(403, 'EXECUTION_ACCOUNT_UNUSABLE', 'The execution service account is missing, inactive or without platform access');
-    }
-    executor = asCurrentUser(account);
-  }
-  return {
+  const identity = (executor: CurrentUser): ExecutionIdentity => ({
     executorId: executor.id,
     executorKind: executor.kind,
     currentUser: currentUserMode === 'EXECUTION_ACCOUNT' ? executor : business,
+  });
+
+  if (mode === 'SYSTEM') return identity(SYSTEM_USER);
+  if (mode === 'CALLER') return identity(business);
+  const accountId = endpointPolicy?.mode === 'SERVICE_ACCOUNT'
+    ? endpointPolicy.serviceAccountId
+    : settings.saved && settings.executionPolicy.mode === 'SERVICE_ACCOUNT' ? settings.executionPolicy.serviceAccountId : undefined;
+  const found = accountId ? principal(accountId) : null;
+  const usable = (account: Principal | null): ExecutionIdentity => {
+    if (!account || account.kind !== 'SERVICE_ACCOUNT' || !account.active || !account.platformAccess) {
+      throw new ProblemError(403, 'EXECUTION_ACCOUNT_UNUSABLE', 'The execution service account is missing, inactive or without platform access');
+    }
+    return identity(asCurrentUser(account));
   };
+  return found instanceof Promise ? found.then(usable) : usable(found);
 }

@@ -26,6 +26,24 @@ export interface InvokerDeps {
 }
 
 const INVOKE_ROLES = ['ENDPOINT_INVOKE'] as const;
+const NO_BODY: ParsedBody = { kind: 'none' };
+
+/** One invocation's request facts, as matched. */
+interface Call {
+  request: Request;
+  endpoint: CompiledEndpoint;
+  pathname: string;
+  params: Record<string, string>;
+  search: string;
+  caller: Principal;
+  settings: NonNullable<IndexHolder['current']>['settings'];
+  h: ResponseHeaders;
+}
+
+interface RunResult {
+  response: Response;
+  executionAccountId: string | null;
+}
 
 export class Invoker {
   constructor(private readonly d: InvokerDeps) {}
@@ -35,7 +53,8 @@ export class Invoker {
     const { pathname, search } = splitUrl(request.url);
     let caller: Principal;
     try {
-      caller = await this.d.credentials.authenticate(bearerToken(request.headers.get('authorization')));
+      const token = bearerToken(request.headers.get('authorization'));
+      caller = this.d.credentials.cachedApiKey(token) ?? (await this.d.credentials.authenticate(token));
       // A human user may invoke with platform access off; a disabled one never gets here (401).
       if (!hasAnyRole(caller, INVOKE_ROLES)) throw new ProblemError(403, 'FORBIDDEN', 'Invoking Endpoints needs ENDPOINT_INVOKE or INSTANCE_ADMIN');
     } catch (error) {
@@ -49,10 +68,14 @@ export class Invoker {
     }
     const endpoint = match.value;
     const h: ResponseHeaders = { oid, executionId: crypto.randomUUID() };
+    const call: Call = { request, endpoint, pathname, params: match.params, search, caller, settings: index.settings, h };
     let response: Response;
     let executionAccountId: string | null = null;
     try {
-      const result = await this.run(request, endpoint, pathname, match.params, search, caller, index.settings, h);
+      // Synchronous up to the first real wait (a body to read, an executor): a static response
+      // or a guard failure costs no promise.
+      let result = endpoint.hasBody ? this.afterBody(call, await readBody(request)) : this.afterBody(call, NO_BODY);
+      if (result instanceof Promise) result = await result;
       response = result.response;
       executionAccountId = result.executionAccountId;
     } catch (error) {
@@ -72,20 +95,10 @@ export class Invoker {
     return response;
   }
 
-  private async run(
-    request: Request,
-    endpoint: CompiledEndpoint,
-    pathname: string,
-    params: Record<string, string>,
-    search: string,
-    caller: Principal,
-    settings: NonNullable<IndexHolder['current']>['settings'],
-    h: ResponseHeaders,
-  ): Promise<{ response: Response; executionAccountId: string | null }> {
-    const d = endpoint.definition;
-    const body: ParsedBody = endpoint.hasBody ? await readBody(request) : { kind: 'none' };
-    const query: QueryObject = search.length === 0 ? {} : queryToObject(new URLSearchParams(search));
-
+  /** Input validation, then the static response or the component. */
+  private afterBody(c: Call, body: ParsedBody): RunResult | Promise<RunResult> {
+    const { endpoint, h } = c;
+    const query: QueryObject = c.search.length === 0 ? {} : queryToObject(new URLSearchParams(c.search));
     if (endpoint.guard) {
       const failure = this.guardFailure(endpoint, body, query);
       if (failure) return { response: failure(h), executionAccountId: null };
@@ -97,14 +110,21 @@ export class Invoker {
     if (!endpoint.code) {
       throw new ProblemError(503, 'COMPONENT_NOT_READY', 'The Endpoint\'s component has no selected ready revision');
     }
+    const found = resolveIdentity(c.caller, endpoint.definition.executionPolicy, c.settings, (id) => this.principal(id));
+    return found instanceof Promise
+      ? found.then((identity) => this.execute(c, body, query, identity))
+      : this.execute(c, body, query, found);
+  }
 
-    const identity: ExecutionIdentity = await resolveIdentity(caller, d.executionPolicy, settings, (id) => this.d.credentials.principal(id));
+  private async execute(c: Call, body: ParsedBody, query: QueryObject, identity: ExecutionIdentity): Promise<RunResult> {
+    const { endpoint, h, request } = c;
+    const d = endpoint.definition;
     const outcome = await this.d.executor.execute({
-      revision: endpoint.code,
+      revision: endpoint.code!,
       input: {
         method: request.method,
-        path: pathname,
-        params: { ...params },
+        path: c.pathname,
+        params: { ...c.params },
         query,
         body: body.kind === 'json' ? body.value : undefined,
         headers: sanitizeHeaders(request.headers),
@@ -119,6 +139,11 @@ export class Invoker {
     const result = outcomeResponse(endpoint, outcome, h);
     const response = result instanceof ProblemError ? problemResponse(result, h.oid, { 'x-execution-id': h.executionId }) : result;
     return { response, executionAccountId: identity.executorId };
+  }
+
+  private principal(id: string): Principal | null | Promise<Principal | null> {
+    const cached = this.d.credentials.cachedPrincipal(id);
+    return cached !== undefined ? cached : this.d.credentials.principal(id);
   }
 
   /** Null when the input passes; else the validation-failure responder. */

@@ -14,7 +14,7 @@ const baseHeaders = (h: ResponseHeaders): Record<string, string> => ({ 'x-svc-oi
 
 export function json(status: number, body: unknown, h: ResponseHeaders): Response {
   if (body === undefined) return new Response(null, { status, headers: baseHeaders(h) });
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...baseHeaders(h) } });
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, 'x-svc-oid': h.oid, 'x-execution-id': h.executionId } });
 }
 
 export interface PreparedStatic {

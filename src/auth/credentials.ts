@@ -48,6 +48,24 @@ export class CredentialResolver {
     return principal;
   }
 
+  /**
+   * The hot path's answer for a cached, usable API key, without a promise; undefined whenever the
+   * full check must run (not cached, not an API key, expired, revoked, disabled), which then
+   * answers or refuses exactly as `authenticate` does.
+   */
+  cachedApiKey(token: string | undefined): Principal | undefined {
+    if (token === undefined) return undefined;
+    const cached = this.keys.get(token);
+    if (!cached || !cached.principal?.active || (cached.expiresAt !== null && cached.expiresAt <= Date.now())) return undefined;
+    this.touched.add(cached.keyId);
+    return cached.principal;
+  }
+
+  /** A principal by id when the short cache holds it: null for a known miss, undefined when the store must be asked. */
+  cachedPrincipal(id: string): Principal | null | undefined {
+    return this.principals.get(id);
+  }
+
   /** Drops every cached answer (called after a change in this process). */
   invalidate(): void {
     this.keys.clear();
