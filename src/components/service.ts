@@ -15,6 +15,7 @@ import { contentDigest } from './digest.ts';
 import { assertSourceValid } from './source-check.ts';
 import { assertCanRead, assertCanWrite, assertId, loadComponent } from './access.ts';
 import { assertPreconditions, preconditionFailed, versionConflict } from './locking.ts';
+import { lockRow } from '../db/row-lock.ts';
 import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
 import { ComponentStore, type ComponentChanges } from './store.ts';
@@ -202,6 +203,8 @@ export class ComponentService {
     const current = await loadComponent(this.db, this.components, principal, id, 'write');
     assertPreconditions(current.version, ifMatch, undefined);
     await this.db.write(async (q) => {
+      // Waits for writes binding this component to commit, so their Endpoints count as dependents.
+      await lockRow(this.db, q, 'components', id, 'update');
       const dependents = await findDependents(this.db, q, id);
       if (dependents.length > 0) {
         const names = dependents.map((d) => `${d.type} "${d.name}" (${d.id})`);

@@ -4,6 +4,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
+import { lockRow } from '../db/row-lock.ts';
 
 export interface BoundRevision extends ResolvedRevision {
   number: number;
@@ -21,6 +22,8 @@ export class TableComponentLookup implements ComponentLookup {
 
   async resolve(q: Orm, componentId: string, digest: string | undefined): Promise<BoundComponent | null> {
     const { components, componentRevisions } = this.db.t;
+    // Inside a write that binds the component, a concurrent DELETE must wait for it (and then see it used).
+    await lockRow(this.db, q, 'components', componentId, 'share');
     const [component] = await q.select().from(components).where(eq(components.id, componentId));
     if (!component) return null;
     const where = digest
