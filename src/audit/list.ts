@@ -12,6 +12,8 @@ export const auditTable = defineTable({
   name: 'audit',
   key: 'id',
   fields: {
+    /** Insertion order: the storage key, never shown; it breaks ties in every sort. */
+    seq: { column: 'seq', type: 'integer', hidden: true },
     id: { column: 'id', type: 'uuid' },
     at: { column: 'at', type: 'timestamp' },
     kind: { column: 'kind', type: 'string' },
@@ -36,6 +38,10 @@ export const auditResource = defineResource({
   features: { distinct: true, projection: true, groupBy: true, cast: true },
   aggregates: ['count', 'min', 'max', 'sum', 'avg'],
   defaultSort: [{ field: 'at', dir: 'desc' }],
+  // The index on `at` ends in the rowid (SQLite) and the table is physically in seq order, so a
+  // page sorted by time and then seq is read straight off the index; ties broken by the unindexed
+  // `id` made the planner sort every row in the workspaces (0.7 s at 500k rows).
+  tiebreak: ['seq'],
 });
 
 export class AuditLister {

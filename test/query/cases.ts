@@ -86,7 +86,7 @@ export const OPERATOR_CASES: Case[] = [
 ];
 
 export const THING_CASES: Case[] = [
-  { name: 'sort DESC puts NULL first', resource: 'things', q: 'sort=-rank', pick: 'name', expect: ['gamma', 'delta_x', 'epsilon', 'Beta', 'zeta', 'alpha'] },
+  { name: 'sort DESC puts NULL first, ties by key descending', resource: 'things', q: 'sort=-rank', pick: 'name', expect: ['gamma', 'delta_x', 'epsilon', 'zeta', 'Beta', 'alpha'] },
   { name: 'sort ASC puts NULL last, ties by key', resource: 'things', q: 'sort=rank', pick: 'name', expect: ['alpha', 'Beta', 'zeta', 'epsilon', 'delta_x', 'gamma'] },
   { name: 'sort object form', resource: 'things', q: `sort=${j({ active: 'DESC', name: 'ASC' })}`, pick: 'name', expect: ['gamma', 'alpha', 'delta_x', 'zeta', 'Beta', 'epsilon'] },
   { name: 'sort by JSON path', resource: 'things', q: 'sort=meta.color,name', pick: 'name', expect: ['Beta', 'zeta', 'alpha', 'delta_x', 'epsilon', 'gamma'] },

@@ -173,12 +173,16 @@ export function planSelect(scope: Scope, input: SelectInput, issues: Issues): Se
       if (col && isScalarType(col.type)) plan.order.push({ sql: sql`${sql.identifier(col.name)}`, dir: 'asc', nullable: col.nullable });
     }
   } else {
-    // A unique tiebreak keeps pages stable when sort values repeat.
+    // A unique tiebreak keeps pages stable when sort values repeat. It runs in the direction of
+    // the last sort term: an index on (sorted column, key) — or on the sorted column alone when
+    // the key is SQLite's rowid — then yields the whole order in one scan, where a mixed
+    // direction makes the planner sort every matching row.
     const named = new Set(sort.map((s) => s.name));
+    const dir = plan.order.at(-1)?.dir ?? 'asc';
     for (const field of input.tiebreak) {
       if (named.has(field)) continue;
       const op = scope.trusted().resolve(field, '/query/sort');
-      plan.order.push({ sql: op.sql, dir: 'asc', nullable: op.nullable });
+      plan.order.push({ sql: op.sql, dir, nullable: op.nullable });
     }
   }
   return plan;
