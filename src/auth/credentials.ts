@@ -54,11 +54,9 @@ export class CredentialResolver {
    * answers or refuses exactly as `authenticate` does.
    */
   cachedApiKey(token: string | undefined): Principal | undefined {
-    if (token === undefined) return undefined;
-    const cached = this.keys.get(token);
-    if (!cached || !cached.principal?.active || (cached.expiresAt !== null && cached.expiresAt <= Date.now())) return undefined;
-    this.touched.add(cached.keyId);
-    return cached.principal;
+    const cached = token === undefined ? undefined : this.keys.get(token);
+    const principal = cached === undefined ? null : this.use(cached);
+    return principal?.active ? principal : undefined;
   }
 
   /** A principal by id when the short cache holds it: null for a known miss, undefined when the store must be asked. */
@@ -98,6 +96,11 @@ export class CredentialResolver {
       }
       this.keys.set(key, cached);
     }
+    return this.use(cached);
+  }
+
+  /** A cached key's principal unless it has expired; counts the key as used. */
+  private use(cached: CachedKey | null): Principal | null {
     if (!cached || (cached.expiresAt !== null && cached.expiresAt <= Date.now())) return null;
     this.touched.add(cached.keyId);
     return cached.principal;

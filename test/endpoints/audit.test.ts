@@ -36,3 +36,19 @@ test('changes are listed with actor and versions; other workspaces are invisible
   expect((await p.json<{ meta: { count: number } }>('GET', `/api/v1/audit?filter=${filter}&count=true`)).body.meta.count).toBe(2);
   expect((await p.json('GET', '/api/v1/audit', { key: agentOnly.key })).status).toBe(403);
 });
+
+test('a workspace-scoped page is read off the time index with no sort step; seq stays hidden', async () => {
+  // The shape listInWorkspaces gives a scoped caller's query, asked with debug as the admin.
+  const filter = encodeURIComponent(JSON.stringify({ field: 'workspaceId', op: 'in', value: [crypto.randomUUID(), crypto.randomUUID()] }));
+  const r = await p.json<{ debug: { sql: string; plan: { detail: string }[] } }>('GET', `/api/v1/audit?filter=${filter}&debug=true`);
+  expect(r.status).toBe(200);
+  expect(r.body.debug.sql).toContain('ORDER BY "t0"."at" DESC, "t0"."seq" DESC');
+  const plan = r.body.debug.plan.map((step) => step.detail).join(' | ');
+  expect(plan).toContain('USING INDEX audit_at_idx');
+  expect(plan).not.toContain('TEMP B-TREE');
+
+  const page = await p.json<{ data: Record<string, unknown>[] }>('GET', '/api/v1/audit?limit=1');
+  expect(page.status).toBe(200);
+  expect(Object.keys(page.body.data[0]!)).not.toContain('seq');
+  expect((await p.json('GET', '/api/v1/audit?sort=seq')).status).toBe(400);
+});

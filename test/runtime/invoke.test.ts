@@ -62,6 +62,21 @@ describe('headers, 404 and authentication', () => {
     expect((await s.invoke('GET', '/static', { key: noAccess.key })).status).toBe(401);
   });
 
+  test('a cached key stops working the moment it expires, and at once when revoked', async () => {
+    await s.endpoint({ method: 'GET', path: '/cached-key', staticResponse: { status: 200, body: 'ok' } });
+    const user = await s.principal(['ENDPOINT_INVOKE']);
+    const short = await s.api('POST', '/api/v1/api-keys', { principalId: user.id, name: 'short', expiresAt: new Date(Date.now() + 1000).toISOString() });
+    expect(short.status).toBe(201);
+    expect((await s.invoke('GET', '/cached-key', { key: short.body.key })).status).toBe(200); // now cached (2 s)
+    await Bun.sleep(1200); // expired, still inside the cache lifetime
+    expect((await s.invoke('GET', '/cached-key', { key: short.body.key })).status).toBe(401);
+
+    const revoked = await s.api('POST', '/api/v1/api-keys', { principalId: user.id, name: 'revoked' });
+    expect((await s.invoke('GET', '/cached-key', { key: revoked.body.key })).status).toBe(200);
+    expect((await s.api('DELETE', `/api/v1/api-keys/${revoked.body.id}`)).status).toBe(204);
+    expect((await s.invoke('GET', '/cached-key', { key: revoked.body.key })).status).toBe(401);
+  });
+
   test('the runtime never serves control-plane paths', async () => {
     expect((await s.invoke('GET', '/api/v1/me')).status).toBe(404);
   });
