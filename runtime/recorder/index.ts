@@ -1,20 +1,25 @@
-// Audit rows and statistics of invocations: buffered in memory on the request path, written in
-// batches elsewhere; a failed write keeps what was not stored for the next attempt, and close()
+// Audit rows and statistics of invocations: packed into byte batches on the request path (batch.ts),
+// written elsewhere; a failed write keeps what was not stored for the next attempt, and close()
 // flushes everything before the process stops.
 import type { Database } from '../../src/db/index.ts';
 import type { Logger } from '../../src/lib/log.ts';
+import { BatchBuilder, restOf, type RecordBatch } from './batch.ts';
 import type { InvocationRecord, InvocationWriter } from './types.ts';
 import { InlineWriter, ThreadWriter } from './writers.ts';
 
 export type { InvocationRecord } from './types.ts';
 
-/** Beyond this many unwritten records (a long database outage), the oldest are dropped and counted. */
+/** Beyond this many unwritten records (a long database outage), the oldest batches are dropped and counted. */
 const MAX_BUFFERED = 200_000;
-/** Records per message to the writer. */
+/** Records per batch sent to the writer. */
 const BATCH = 2048;
 
 export class InvocationRecorder {
-  private buffer: InvocationRecord[] = [];
+  private builder = new BatchBuilder();
+  /** Sealed batches not yet handed to the writer, oldest first. */
+  private sealed: RecordBatch[] = [];
+  /** Records in `sealed` and `builder`. */
+  private buffered = 0;
   private dropped = 0;
   private flushing: Promise<void> | null = null;
   private readonly timer: ReturnType<typeof setInterval>;
@@ -28,13 +33,16 @@ export class InvocationRecorder {
     this.timer.unref?.();
   }
 
-  /** Called on the request path: memory only. */
+  /** Called on the request path: packs the record into memory, nothing else. */
   record(r: InvocationRecord): void {
-    if (this.buffer.length >= MAX_BUFFERED) {
-      this.buffer.shift();
-      this.dropped++;
+    this.builder.append(r);
+    this.buffered++;
+    if (this.builder.count >= BATCH) this.sealed.push(this.builder.seal());
+    if (this.buffered > MAX_BUFFERED && this.sealed.length > 0) {
+      const oldest = this.sealed.shift()!;
+      this.buffered -= oldest.count;
+      this.dropped += oldest.count;
     }
-    this.buffer.push(r);
   }
 
   /** Writes what is buffered; concurrent calls share one write. */
@@ -48,30 +56,31 @@ export class InvocationRecorder {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
-    if (this.buffer.length > 0) await this.flush(); // what arrived during the last write
+    if (this.buffered > 0) await this.flush(); // what arrived during the last write
     await this.writer.close();
   }
 
   private async drain(): Promise<void> {
     // Take everything buffered now; what arrives meanwhile waits for the next drain.
-    const pending = this.buffer;
-    this.buffer = [];
-    let done = 0;
-    while (done < pending.length) {
-      const batch = pending.slice(done, done + BATCH);
+    if (this.builder.count > 0) this.sealed.push(this.builder.seal());
+    const pending = this.sealed;
+    this.sealed = [];
+    this.buffered = 0;
+    for (let i = 0; i < pending.length; i++) {
+      const batch = pending[i]!;
       let written = 0;
       try {
         written = await this.writer.write(batch);
       } catch (error) {
         this.log.warn('invocation audit/statistics write failed; will retry', { error: String(error) });
       }
-      done += written;
-      if (written < batch.length) break;
-    }
-    if (done < pending.length) {
-      // Unwritten records go back in front, in order, for the next tick.
-      this.buffer = pending.slice(done).concat(this.buffer);
-      return;
+      if (written < batch.count) {
+        // Unwritten records go back in front, in order, for the next tick.
+        const left = [written > 0 ? restOf(batch, written) : batch, ...pending.slice(i + 1)];
+        this.sealed = left.concat(this.sealed);
+        for (const b of left) this.buffered += b.count;
+        return;
+      }
     }
     if (this.dropped > 0) {
       this.log.warn(`dropped ${this.dropped} invocation records during a database outage`);

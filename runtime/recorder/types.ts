@@ -1,4 +1,5 @@
 // One invocation as the audit trail and the statistics record it.
+import type { RecordBatch } from './batch.ts';
 
 export interface InvocationRecord {
   /** Epoch milliseconds. */
@@ -13,17 +14,8 @@ export interface InvocationRecord {
   executionId: string;
 }
 
-/** Writes records; resolves with how many were stored (a prefix of them, in order). */
+/** Writes a batch; resolves with how many of its records were stored (a prefix of them, in order). */
 export interface InvocationWriter {
-  write(records: InvocationRecord[]): Promise<number>;
+  write(batch: RecordBatch): Promise<number>;
   close(): Promise<void>;
 }
-
-/** A record as a compact tuple: batches cross to the writer thread as one JSON string of these. */
-export type RecordTuple = [number, string, string, string, string | null, number, number, string, string];
-
-export const toTuple = (r: InvocationRecord): RecordTuple => [r.at, r.endpointId, r.workspaceId, r.initiatorId, r.executionAccountId, r.status, r.durationMs, r.oid, r.executionId];
-
-export const fromTuple = (t: RecordTuple): InvocationRecord => ({
-  at: t[0], endpointId: t[1], workspaceId: t[2], initiatorId: t[3], executionAccountId: t[4], status: t[5], durationMs: t[6], oid: t[7], executionId: t[8],
-});

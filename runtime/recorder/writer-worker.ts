@@ -1,7 +1,7 @@
 // The invocation writer's thread: its own connection to the database, so the serving thread never
-// blocks on inserts (bun:sqlite is synchronous). Messages: {id, records} in, {id, written, error?} out.
+// blocks on inserts (bun:sqlite is synchronous). Messages: {id, batch} in (batch.ts), {id, written, error?} out.
 import { openDatabase, type Database } from '../../src/db/index.ts';
-import { fromTuple, type InvocationRecord, type RecordTuple } from './types.ts';
+import { decodeBatch, type RecordBatch } from './batch.ts';
 import { writeInvocations } from './write.ts';
 import { SqliteInvocationStore } from './sqlite-store.ts';
 
@@ -10,7 +10,7 @@ declare const self: Worker;
 let db: Database | null = null;
 let sqlite: SqliteInvocationStore | null = null;
 
-self.onmessage = async (event: MessageEvent<{ id: number; location?: { url: string; schema?: string }; batch?: string; close?: true }>) => {
+self.onmessage = async (event: MessageEvent<{ id: number; location?: { url: string; schema?: string }; batch?: RecordBatch; close?: true }>) => {
   const { id } = event.data;
   try {
     const location = event.data.location;
@@ -28,8 +28,8 @@ self.onmessage = async (event: MessageEvent<{ id: number; location?: { url: stri
       self.postMessage({ id, written: 0 });
       return;
     }
-    const records: InvocationRecord[] = (JSON.parse(event.data.batch ?? '[]') as RecordTuple[]).map(fromTuple);
     if (!sqlite && !db) throw new Error('writer not opened');
+    const records = event.data.batch ? decodeBatch(event.data.batch) : [];
     self.postMessage({ id, ...(sqlite ? sqlite.write(records) : await writeInvocations(db!, records)) });
   } catch (error) {
     self.postMessage({ id, written: 0, error: error instanceof Error ? error.message : String(error) });

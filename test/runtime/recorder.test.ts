@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../../src/db/index.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { readStatistics } from '../../src/endpoints/statistics.ts';
 import { createRecorder, InvocationRecorder, type InvocationRecord } from '../../runtime/recorder/index.ts';
+import { BatchBuilder, decodeBatch } from '../../runtime/recorder/batch.ts';
 import type { InvocationWriter } from '../../runtime/recorder/types.ts';
 import { InlineWriter } from '../../runtime/recorder/writers.ts';
 import { databaseCases, dropPostgresSchema, POSTGRES_URL } from '../helpers/databases.ts';
@@ -79,5 +80,33 @@ test('a failed write keeps every record for the next attempt', async () => {
   expect((await readStatistics(db, id)).invocations).toBe(0);
   await recorder.close();
   expect((await readStatistics(db, id)).invocations).toBe(10);
+  await db.close();
+});
+
+test('a partial write keeps the rest, in order, and nothing counts twice', async () => {
+  const db = await openDatabase('sqlite::memory:');
+  const inline = new InlineWriter(db);
+  let partial = true;
+  const halfway: InvocationWriter = {
+    write: async (batch) => {
+      if (!partial) return inline.write(batch);
+      partial = false;
+      // Stores the first 4 records, then reports the failure by the count.
+      const head = new BatchBuilder();
+      for (const r of decodeBatch(batch).slice(0, 4)) head.append(r);
+      return inline.write(head.seal());
+    },
+    close: async () => {},
+  };
+  const recorder = new InvocationRecorder(halfway, silentLogger, 60_000);
+  const id = crypto.randomUUID();
+  const sent = Array.from({ length: 10 }, (_, i) => record(id, 200 + i, i));
+  for (const r of sent) recorder.record(r);
+  await recorder.flush();
+  expect((await readStatistics(db, id)).invocations).toBe(4);
+  await recorder.close();
+  expect((await readStatistics(db, id)).invocations).toBe(10);
+  const rows = await db.read((q) => q.select().from(db.t.audit).orderBy(db.t.audit.seq));
+  expect(rows.map((r) => r.executionId)).toEqual(sent.map((r) => r.executionId));
   await db.close();
 });
