@@ -1,6 +1,7 @@
 // Invocation bench: requests/s and p50/p99 latency under load from wrk (a separate process), in one
 // run, each as a ratio to raw Bun.serve returning a constant JSON (the ceiling) measured in the
-// same rounds: an Elysia handler doing the same work, and this platform (both origins in one
+// same rounds: an Elysia handler doing the same work, the ceiling plus the headers every invocation
+// must read and write (the floor no implementation can beat), and this platform (both origins in one
 // process, as `npm start`) for a static-response Endpoint, a lowcode component with popResult, and
 // a guarded POST with a path param (inline guard + lowcode), under COMPONENT_ISOLATION=process
 // (the default) and worker. Every server runs in its own process. Auth: an `sk-` API key of a
@@ -26,6 +27,25 @@ function serveRaw(): void {
     port: 0,
     hostname: '127.0.0.1',
     fetch: () => new Response(CONSTANT, { headers: { 'content-type': 'application/json' } }),
+  });
+  console.log(`READY ${JSON.stringify({ port: server.port })}`);
+}
+
+/**
+ * The ceiling plus only what the spec asks of every invocation's HTTP exchange, no platform logic:
+ * read the credential and an incoming x-svc-oid, answer with x-svc-oid and a new x-execution-id.
+ * The gap between it and the ceiling is what no implementation on this server can win back.
+ */
+function serveFloor(): void {
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (request) => {
+      const credential = request.headers.get('authorization');
+      const oid = request.headers.get('x-svc-oid') ?? crypto.randomUUID();
+      if (!credential || !request.url) return new Response(null, { status: 401 });
+      return new Response(CONSTANT, { headers: { 'content-type': 'application/json', 'x-svc-oid': oid, 'x-execution-id': crypto.randomUUID() } });
+    },
   });
   console.log(`READY ${JSON.stringify({ port: server.port })}`);
 }
@@ -162,8 +182,9 @@ async function main(): Promise<void> {
   const self = import.meta.path;
   const raw = await startServer([self, 'serve-raw']);
   const elysia = await startServer([self, 'serve-elysia']);
+  const floor = await startServer([self, 'serve-floor']);
   const platforms = new Map<string, Platform>();
-  const servers: ChildServer[] = [raw, elysia];
+  const servers: ChildServer[] = [raw, elysia, floor];
   const scenarios: Scenario[] = [];
   try {
     for (const isolation of isolations) {
@@ -178,6 +199,7 @@ async function main(): Promise<void> {
     scenarios.push(
       { name: 'raw Bun.serve (ceiling)', kind: 'ceiling', url: `http://127.0.0.1:${raw.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: raw.pid },
       { name: 'Elysia handler', kind: 'reference', url: `http://127.0.0.1:${elysia.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: elysia.pid },
+      { name: 'raw + invocation headers (floor)', kind: 'reference', url: `http://127.0.0.1:${floor.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: floor.pid },
     );
     for (const [isolation, p] of platforms) {
       const headers = { authorization: `Bearer ${p.invokeKey}` };
@@ -265,5 +287,6 @@ async function main(): Promise<void> {
 
 const role = process.argv[2];
 if (role === 'serve-raw') serveRaw();
+else if (role === 'serve-floor') serveFloor();
 else if (role === 'serve-elysia') await serveElysia();
 else await main();
