@@ -31,7 +31,7 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
-  fetch: (request: Request) => Promise<Response>;
+  fetch: (request: Request) => Response | Promise<Response>;
   index: IndexHolder;
   recorder: InvocationRecorder;
   readiness: () => Promise<RuntimeReadiness>;

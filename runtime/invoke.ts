@@ -48,19 +48,39 @@ interface RunResult {
 export class Invoker {
   constructor(private readonly d: InvokerDeps) {}
 
-  async handle(request: Request, oid = operationId(request.headers.get('x-svc-oid'))): Promise<Response> {
+  /**
+   * Answers one request. Synchronous (no promise at all) up to the first real wait: a cached
+   * credential, a static response or a guard failure returns the Response itself.
+   */
+  handle(request: Request, oid = operationId(request.headers.get('x-svc-oid'))): Response | Promise<Response> {
     const started = performance.now();
-    const { pathname, search } = splitUrl(request.url);
-    let caller: Principal;
+    let token: string | undefined;
+    let caller: Principal | undefined;
     try {
-      const token = bearerToken(request.headers.get('authorization'));
-      caller = this.d.credentials.cachedApiKey(token) ?? (await this.d.credentials.authenticate(token));
-      // A human user may invoke with platform access off; a disabled one never gets here (401).
-      if (!hasAnyRole(caller, INVOKE_ROLES)) throw new ProblemError(403, 'FORBIDDEN', 'Invoking Endpoints needs ENDPOINT_INVOKE or INSTANCE_ADMIN');
+      token = bearerToken(request.headers.get('authorization'));
+      caller = this.d.credentials.cachedApiKey(token);
+      if (caller) mayInvoke(caller);
     } catch (error) {
       return this.problem(error, oid);
     }
+    return caller ? this.matched(request, oid, caller, started) : this.authenticated(request, oid, token, started);
+  }
 
+  /** The credential is not cached: look it up first. */
+  private async authenticated(request: Request, oid: string, token: string | undefined, started: number): Promise<Response> {
+    let caller: Principal;
+    try {
+      caller = await this.d.credentials.authenticate(token);
+      mayInvoke(caller);
+    } catch (error) {
+      return this.problem(error, oid);
+    }
+    return this.matched(request, oid, caller, started);
+  }
+
+  /** Method and path match, then the invocation, recorded once answered. */
+  private matched(request: Request, oid: string, caller: Principal, started: number): Response | Promise<Response> {
+    const { pathname, search } = splitUrl(request.url);
     const index = this.d.index.current;
     const match = index?.router.match(request.method, pathname) ?? null;
     if (!index || !match) {
@@ -69,30 +89,35 @@ export class Invoker {
     const endpoint = match.value;
     const h: ResponseHeaders = { oid, executionId: crypto.randomUUID() };
     const call: Call = { request, endpoint, pathname, params: match.params, search, caller, settings: index.settings, h };
-    let response: Response;
-    let executionAccountId: string | null = null;
+    let result: RunResult | Promise<RunResult>;
     try {
-      // Synchronous up to the first real wait (a body to read, an executor): a static response
-      // or a guard failure costs no promise.
-      let result = endpoint.hasBody ? this.afterBody(call, await readBody(request)) : this.afterBody(call, NO_BODY);
-      if (result instanceof Promise) result = await result;
-      response = result.response;
-      executionAccountId = result.executionAccountId;
+      result = endpoint.hasBody ? readBody(request).then((body) => this.afterBody(call, body)) : this.afterBody(call, NO_BODY);
     } catch (error) {
-      response = this.problem(error, oid, h.executionId);
+      result = this.failed(call, error);
     }
+    return result instanceof Promise
+      ? result.then((r) => this.recorded(call, r, started), (error: unknown) => this.recorded(call, this.failed(call, error), started))
+      : this.recorded(call, result, started);
+  }
+
+  private failed(c: Call, error: unknown): RunResult {
+    return { response: this.problem(error, c.h.oid, c.h.executionId), executionAccountId: null };
+  }
+
+  private recorded(c: Call, result: RunResult, started: number): Response {
+    const { endpoint, h } = c;
     this.d.recorder.record({
       at: Date.now(),
       endpointId: endpoint.id,
       workspaceId: endpoint.definition.workspaceId,
-      initiatorId: caller.id,
-      executionAccountId,
-      status: response.status,
+      initiatorId: c.caller.id,
+      executionAccountId: result.executionAccountId,
+      status: result.response.status,
       durationMs: performance.now() - started,
-      oid,
+      oid: h.oid,
       executionId: h.executionId,
     });
-    return response;
+    return result.response;
   }
 
   /** Input validation, then the static response or the component. */
@@ -190,6 +215,11 @@ export function splitUrl(url: string): { pathname: string; search: string } {
   return q === -1 || q > end
     ? { pathname: url.slice(pathStart, end), search: '' }
     : { pathname: url.slice(pathStart, q), search: url.slice(q + 1, end) };
+}
+
+/** A human user may invoke with platform access off; a disabled one never gets here (401). */
+function mayInvoke(caller: Principal): void {
+  if (!hasAnyRole(caller, INVOKE_ROLES)) throw new ProblemError(403, 'FORBIDDEN', 'Invoking Endpoints needs ENDPOINT_INVOKE or INSTANCE_ADMIN');
 }
 
 function bearerToken(header: string | null): string | undefined {

@@ -11,15 +11,17 @@ const health = (status: number, body: unknown, oid: string) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'x-svc-oid': oid } });
 
 export function runtimeFetch(invoker: Invoker, readiness: () => Promise<RuntimeReadiness>) {
-  return async (request: Request): Promise<Response> => {
+  const readyz = async (oid: string): Promise<Response> => {
+    const { ready, checks } = await readiness();
+    return health(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks }, oid);
+  };
+  // Not async: an invocation answered without waiting returns its Response, not a promise.
+  return (request: Request): Response | Promise<Response> => {
     const oid = operationId(request.headers.get('x-svc-oid'));
     if (request.method === 'GET') {
       const { pathname } = splitUrl(request.url);
       if (pathname === '/healthz') return health(200, { status: 'ok' }, oid);
-      if (pathname === '/readyz') {
-        const { ready, checks } = await readiness();
-        return health(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks }, oid);
-      }
+      if (pathname === '/readyz') return readyz(oid);
     }
     return invoker.handle(request, oid);
   };
