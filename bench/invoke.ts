@@ -1,7 +1,8 @@
 // Invocation bench: requests/s and p50/p99 latency under load from wrk (a separate process), in one
 // run, each as a ratio to raw Bun.serve returning a constant JSON (the ceiling) measured in the
 // same rounds: an Elysia handler doing the same work, the ceiling plus the headers every invocation
-// must read and write (the floor no implementation can beat), and this platform (both origins in one
+// must read and write (the floor no implementation can beat), the same plus a batched round trip
+// to a Worker (the floor of a component path), and this platform (both origins in one
 // process, as `npm start`) for a static-response Endpoint, a lowcode component with popResult, and
 // a guarded POST with a path param (inline guard + lowcode), under COMPONENT_ISOLATION=process
 // (the default) and worker. Every server runs in its own process. Auth: an `sk-` API key of a
@@ -45,6 +46,47 @@ function serveFloor(): void {
       const oid = request.headers.get('x-svc-oid') ?? crypto.randomUUID();
       if (!credential || !request.url) return new Response(null, { status: 401 });
       return new Response(CONSTANT, { headers: { 'content-type': 'application/json', 'x-svc-oid': oid, 'x-execution-id': crypto.randomUUID() } });
+    },
+  });
+  console.log(`READY ${JSON.stringify({ port: server.port })}`);
+}
+
+/**
+ * The floor plus the least a component path must do: a round trip to a Worker (requests batched
+ * per event-loop turn, as the executor batches them; the Worker echoes the constant back) and a
+ * response sent once it is back. No JSON, no component, no audit.
+ */
+function serveWorkerFloor(): void {
+  const worker = new Worker(URL.createObjectURL(new Blob(['self.onmessage = (e) => postMessage(e.data);'], { type: 'text/javascript' })));
+  let outbox: string[] = [];
+  let waiting: ((line: string) => void)[] = [];
+  const flush = () => {
+    worker.postMessage(outbox.join('\n'));
+    outbox = [];
+  };
+  const replies: ((line: string) => void)[][] = [];
+  worker.onmessage = (event: MessageEvent<string>) => {
+    const lines = event.data.split('\n');
+    const resolvers = replies.shift()!;
+    for (let i = 0; i < resolvers.length; i++) resolvers[i]!(lines[i]!);
+  };
+  const send = () => {
+    replies.push(waiting);
+    waiting = [];
+    flush();
+  };
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (request) => {
+      const credential = request.headers.get('authorization');
+      const oid = request.headers.get('x-svc-oid') ?? crypto.randomUUID();
+      if (!credential || !request.url) return new Response(null, { status: 401 });
+      const executionId = crypto.randomUUID();
+      return new Promise<Response>((resolve) => {
+        waiting.push((line) => resolve(new Response(line, { headers: { 'content-type': 'application/json', 'x-svc-oid': oid, 'x-execution-id': executionId } })));
+        if (outbox.push(CONSTANT) === 1) setImmediate(send);
+      });
     },
   });
   console.log(`READY ${JSON.stringify({ port: server.port })}`);
@@ -183,8 +225,9 @@ async function main(): Promise<void> {
   const raw = await startServer([self, 'serve-raw']);
   const elysia = await startServer([self, 'serve-elysia']);
   const floor = await startServer([self, 'serve-floor']);
+  const workerFloor = await startServer([self, 'serve-worker-floor']);
   const platforms = new Map<string, Platform>();
-  const servers: ChildServer[] = [raw, elysia, floor];
+  const servers: ChildServer[] = [raw, elysia, floor, workerFloor];
   const scenarios: Scenario[] = [];
   try {
     for (const isolation of isolations) {
@@ -200,6 +243,7 @@ async function main(): Promise<void> {
       { name: 'raw Bun.serve (ceiling)', kind: 'ceiling', url: `http://127.0.0.1:${raw.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: raw.pid },
       { name: 'Elysia handler', kind: 'reference', url: `http://127.0.0.1:${elysia.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: elysia.pid },
       { name: 'raw + invocation headers (floor)', kind: 'reference', url: `http://127.0.0.1:${floor.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: floor.pid },
+      { name: 'floor + Worker round trip', kind: 'reference', url: `http://127.0.0.1:${workerFloor.ready.port}/static`, method: 'GET', headers: auth, expect: ok, pid: workerFloor.pid },
     );
     for (const [isolation, p] of platforms) {
       const headers = { authorization: `Bearer ${p.invokeKey}` };
@@ -288,5 +332,6 @@ async function main(): Promise<void> {
 const role = process.argv[2];
 if (role === 'serve-raw') serveRaw();
 else if (role === 'serve-floor') serveFloor();
+else if (role === 'serve-worker-floor') serveWorkerFloor();
 else if (role === 'serve-elysia') await serveElysia();
 else await main();
