@@ -175,15 +175,15 @@ export class Invoker {
   private guardFailure(endpoint: CompiledEndpoint, body: ParsedBody, query: QueryObject): ((h: ResponseHeaders) => Response) | null {
     const guard = endpoint.guard!;
     const d = endpoint.definition;
-    let value: unknown;
-    if (endpoint.hasBody) {
-      if (body.kind === 'malformed') return this.failure(d.validationFailure, [{ pointer: '', message: `Malformed JSON: ${body.message}` }]);
-      value = body.kind === 'json' ? body.value : undefined;
-    } else {
-      value = guard.coerceQuery(query);
+    if (body.kind === 'malformed') return this.failure(d.validationFailure, [{ pointer: '', message: `Malformed JSON: ${body.message}` }]);
+    if (endpoint.guardsBody) {
+      const value = body.kind === 'json' ? body.value : undefined;
+      return guard.check(value) ? null : this.failure(d.validationFailure, guard.violations(value));
     }
+    // A query guard's violations point into /query (DESIGN §3).
+    const value = guard.coerceQuery(query);
     if (guard.check(value)) return null;
-    return this.failure(d.validationFailure, guard.violations(value));
+    return this.failure(d.validationFailure, guard.violations(value).map((v) => ({ ...v, pointer: `/query${v.pointer}` })));
   }
 
   private failure(configured: { status: number; body: unknown } | undefined, violations: { pointer: string; message: string }[]) {
@@ -217,9 +217,15 @@ export function splitUrl(url: string): { pathname: string; search: string } {
     : { pathname: url.slice(pathStart, q), search: url.slice(q + 1, end) };
 }
 
-/** A human user may invoke with platform access off; a disabled one never gets here (401). */
+/**
+ * A human user may invoke with platform access off; a service account must have it (spec,
+ * Authentication rule 3). Disabled users and inactive accounts never get here (401).
+ */
 function mayInvoke(caller: Principal): void {
   if (!hasAnyRole(caller, INVOKE_ROLES)) throw new ProblemError(403, 'FORBIDDEN', 'Invoking Endpoints needs ENDPOINT_INVOKE or INSTANCE_ADMIN');
+  if (caller.kind === 'SERVICE_ACCOUNT' && !caller.platformAccess) {
+    throw new ProblemError(403, 'PLATFORM_ACCESS_DISABLED', 'A service account needs platform access to invoke Endpoints');
+  }
 }
 
 function bearerToken(header: string | null): string | undefined {

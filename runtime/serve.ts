@@ -3,14 +3,14 @@
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/lib/log.ts';
 import type { Runtime } from './create.ts';
-import { RUNTIME_BODY_LIMIT } from './input.ts';
+import { SERVER_BODY_CAP } from './input.ts';
 
 export function serveRuntime(runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {
   const server = Bun.serve({
     port: config.RUNTIME_PORT,
     hostname: '0.0.0.0',
-    // Room above the 1 MiB limit so oversized bodies get our 413 problem, not a bare one.
-    maxRequestBodySize: RUNTIME_BODY_LIMIT * 2,
+    // The 1 MiB limit is ours to enforce (413 problem+json with x-svc-oid), not Bun's.
+    maxRequestBodySize: SERVER_BODY_CAP,
     fetch: runtime.fetch,
   });
   log.info(`endpoint runtime listening on ${server.url.origin}`, { runtimeUrl: config.ENDPOINT_RUNTIME_URL });

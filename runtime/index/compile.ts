@@ -47,7 +47,8 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
         revisionDigest: entry.revision?.digest ?? null,
         guard,
         prepared: definition.staticResponse ? prepareStatic(definition.staticResponse) : null,
-        hasBody: definition.method !== 'GET' && definition.method !== 'DELETE',
+        hasBody: definition.method !== 'GET',
+        guardsBody: definition.method !== 'GET' && definition.method !== 'DELETE',
       },
     });
   }

@@ -18,7 +18,10 @@ export interface CompiledEndpoint {
   /** The serialised static response, when the Endpoint has one. */
   prepared: PreparedStatic | null;
   /** Declared at build time so the request path never re-reads the definition for them. */
+  /** A body is read and passed on (every method but GET). */
   hasBody: boolean;
+  /** The guard checks the body (POST, PUT, PATCH); for GET and DELETE it checks the query. */
+  guardsBody: boolean;
 }
 
 export interface RuntimeIndex {

@@ -62,6 +62,16 @@ describe('headers, 404 and authentication', () => {
     expect((await s.invoke('GET', '/static', { key: noAccess.key })).status).toBe(401);
   });
 
+  test('a service account must have platform access to invoke (a human user need not)', async () => {
+    const account = await s.principal(['ENDPOINT_INVOKE'], { kind: 'SERVICE_ACCOUNT', platformAccess: false });
+    const r = await s.invoke('GET', '/static', { key: account.key, headers: { 'x-svc-oid': 'sa-no-access' } });
+    expect(r.status).toBe(403);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    expect(await body(r)).toMatchObject({ code: 'PLATFORM_ACCESS_DISABLED', oid: 'sa-no-access' });
+    const allowed = await s.principal(['ENDPOINT_INVOKE'], { kind: 'SERVICE_ACCOUNT' });
+    expect((await s.invoke('GET', '/static', { key: allowed.key })).status).toBe(202);
+  });
+
   test('a cached key stops working the moment it expires, and at once when revoked', async () => {
     await s.endpoint({ method: 'GET', path: '/cached-key', staticResponse: { status: 200, body: 'ok' } });
     const user = await s.principal(['ENDPOINT_INVOKE']);
@@ -128,6 +138,22 @@ describe('response modes', () => {
     expect(await body(r)).toEqual({ reason: 'teapot' });
   });
 
+  test('api.throw(status) without a body answers an empty body; a 1xx status is a component error', async () => {
+    const c = await lowcode([{ name: 'a', code: 'api.throw(409);' }]);
+    await s.endpoint({ method: 'GET', path: '/throw-empty', componentId: c.id });
+    const r = await s.invoke('GET', '/throw-empty', { key: invoker.key });
+    expect(r.status).toBe(409);
+    expect(r.headers.get('content-type')).toBeNull();
+    expect(await r.text()).toBe('');
+    for (const status of [100, 101, 199]) {
+      const informational = await lowcode([{ name: 'a', code: `api.throw(${status}, { no: true });` }]);
+      await s.endpoint({ method: 'GET', path: `/throw-${status}`, componentId: informational.id });
+      const t = await s.invoke('GET', `/throw-${status}`, { key: invoker.key });
+      expect(t.status).toBe(500);
+      expect((await body(t)).code).toBe('COMPONENT_ERROR');
+    }
+  });
+
   test('an uncaught error → 500 COMPONENT_ERROR without a stack; a deadline → 504', async () => {
     const bad = await lowcode([{ name: 'a', code: 'throw new Error("boom");' }]);
     await s.endpoint({ method: 'GET', path: '/boom', componentId: bad.id, popResult: 'a' });
@@ -181,7 +207,10 @@ describe('input validation and limits', () => {
     const c = await lowcode([{ name: 'q', code: 'return api.input().query;' }]);
     await s.endpoint({ method: 'GET', path: '/search', componentId: c.id, popResult: 'q', guard: { type: 'inline', schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1 } }, required: ['page'] } } });
     expect((await s.invoke('GET', '/search?page=2', { key: invoker.key })).status).toBe(200);
-    expect((await s.invoke('GET', '/search?page=0', { key: invoker.key })).status).toBe(400);
+    const zero = await s.invoke('GET', '/search?page=0', { key: invoker.key });
+    expect(zero.status).toBe(400);
+    // A query parameter's violation points into /query (DESIGN §3).
+    expect((await body(zero)).errors).toEqual([expect.objectContaining({ pointer: '/query/page' })]);
     expect((await s.invoke('GET', '/search?page=x', { key: invoker.key })).status).toBe(400);
   });
 
@@ -195,6 +224,46 @@ describe('input validation and limits', () => {
     const big = await s.invoke('POST', '/plain', { key: invoker.key, body: { x: 'y'.repeat(1024 * 1024) } });
     expect(big.status).toBe(413);
     expect((await s.invoke('POST', '/plain', { key: invoker.key })).status).toBe(200);
+  });
+
+  test('any body over 1 MiB gets the 413 problem with x-svc-oid, declared or chunked, however large', async () => {
+    const c = await lowcode([{ name: 'ok', code: 'return 1;' }]);
+    await s.endpoint({ method: 'POST', path: '/huge', componentId: c.id, popResult: 'ok' });
+    const headers = { authorization: `Bearer ${invoker.key}`, 'content-type': 'application/json', 'x-svc-oid': 'huge-1' };
+    const declared = await fetch(`${s.runtimeUrl}/huge`, { method: 'POST', headers, body: JSON.stringify('z'.repeat(5 * 1024 * 1024)) });
+    const chunk = new TextEncoder().encode('z'.repeat(256 * 1024));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('"'));
+        for (let i = 0; i < 12; i++) controller.enqueue(chunk); // 3 MiB, no Content-Length
+        controller.enqueue(new TextEncoder().encode('"'));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${s.runtimeUrl}/huge`, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    for (const r of [declared, chunked]) {
+      expect(r.status).toBe(413);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+      expect(r.headers.get('x-svc-oid')).toBe('huge-1');
+      expect(await body(r)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', oid: 'huge-1' });
+    }
+    expect((await s.invoke('POST', '/huge', { key: invoker.key, body: { small: true } })).status).toBe(200);
+  });
+
+  test('a DELETE passes its JSON body to the component; a guard on DELETE checks the query', async () => {
+    const c = await lowcode([{ name: 'in', code: 'const i = api.input(); return { body: i.body ?? null, query: i.query };' }]);
+    await s.endpoint({ method: 'DELETE', path: '/items/:id', componentId: c.id, popResult: 'in' });
+    const r = await s.invoke('DELETE', '/items/7', { key: invoker.key, body: { reason: 'gone' } });
+    expect(r.status).toBe(200);
+    expect(await body(r)).toEqual({ body: { reason: 'gone' }, query: {} });
+    expect((await s.invoke('DELETE', '/items/7', { key: invoker.key, raw: 'reason=gone', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    expect(await body(await s.invoke('DELETE', '/items/8', { key: invoker.key }))).toEqual({ body: null, query: {} });
+    const guarded = { type: 'inline', schema: { type: 'object', properties: { force: { type: 'boolean' } }, required: ['force'] } };
+    await s.endpoint({ method: 'DELETE', path: '/guarded-items/:id', componentId: c.id, popResult: 'in', guard: guarded });
+    expect((await s.invoke('DELETE', '/guarded-items/1?force=true', { key: invoker.key, body: { any: 1 } })).status).toBe(200);
+    const refused = await s.invoke('DELETE', '/guarded-items/1', { key: invoker.key });
+    expect(refused.status).toBe(400);
+    expect((await body(refused)).errors).toEqual([expect.objectContaining({ pointer: '/query/force' })]);
   });
 
   test('component code never sees authorization, cookies or platform headers', async () => {

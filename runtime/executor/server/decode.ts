@@ -50,7 +50,7 @@ export function decodeOutcome(json: string): ExecutionOutcome {
     }
     case 'thrown': {
       const { status, logs } = raw;
-      if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599 || !isLogs(logs)) {
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599 || !isLogs(logs)) {
         return malformed();
       }
       return { kind: 'thrown', status, body: raw.body, logs };

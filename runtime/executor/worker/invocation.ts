@@ -52,8 +52,9 @@ export class Invocation {
         self.setResult(name, value, options?.visible !== false);
       },
       throw(status: number, body?: unknown): never {
-        if (!Number.isInteger(status) || status < 100 || status > 599) {
-          throw new TypeError('api.throw: status must be an integer HTTP status between 100 and 599');
+        // 1xx are not final responses: they cannot answer an invocation.
+        if (!Number.isInteger(status) || status < 200 || status > 599) {
+          throw new TypeError('api.throw: status must be an integer HTTP status between 200 and 599');
         }
         // The first api.throw decides the outcome even if the component catches the signal.
         self.thrown ??= new ThrowSignal(status, body);

@@ -45,7 +45,9 @@ function encodeThrown(inv: Invocation, signal: ThrowSignal): string {
   if (bodyJson !== undefined && tooLarge(bodyJson)) {
     return failed(502, 'RESULT_TOO_LARGE', `the api.throw body exceeds ${RESULT_LIMIT_BYTES} bytes when serialized`);
   }
-  return `{"kind":"thrown","status":${signal.status},"body":${bodyJson ?? 'null'},"logs":${JSON.stringify(inv.logs)}}`;
+  // Without a body (api.throw(status)) the response has none either.
+  const body = bodyJson === undefined ? '' : `"body":${bodyJson},`;
+  return `{"kind":"thrown","status":${signal.status},${body}"logs":${JSON.stringify(inv.logs)}}`;
 }
 
 function tooLarge(json: string): boolean {
