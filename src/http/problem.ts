@@ -63,6 +63,11 @@ const TITLES: Record<number, string> = {
   504: 'Gateway timeout',
 };
 
+/** Codes whose title is more specific than their status's (DESIGN §3 shows "Version conflict"). */
+const CODE_TITLES: Partial<Record<ProblemCode, string>> = {
+  VERSION_CONFLICT: 'Version conflict',
+};
+
 export interface ProblemOptions {
   title?: string;
   errors?: Violation[];
@@ -84,7 +89,7 @@ export class ProblemError extends Error {
     this.name = 'ProblemError';
     this.status = status;
     this.code = code;
-    this.title = options.title ?? TITLES[status] ?? 'Error';
+    this.title = options.title ?? CODE_TITLES[code] ?? TITLES[status] ?? 'Error';
     this.errors = options.errors;
     this.extra = options.extra;
     this.headers = options.headers;

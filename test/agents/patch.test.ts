@@ -48,6 +48,16 @@ describe('create and record shape', () => {
     expect(r.body).toMatchObject({ name: 'Shape', desc: 'd', status: 'ACTIVE', ownerId: ids.owner, ownerType: 'USER', version: 0, metadata: {}, policy: {} });
   });
 
+  test('create takes the update fields, version included: a new agent is at version 0 whatever is sent', async () => {
+    const r = await p.json('POST', '/api/v1/agents', { key: keys.owner, body: { name: 'Versioned', version: 7 } });
+    expect(r.status).toBe(201);
+    expect(r.body.version).toBe(0);
+    expect(r.headers.get('etag')).toBe('"0"');
+    const bad = await p.json('POST', '/api/v1/agents', { key: keys.owner, body: { name: 'Versioned', version: -1 } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ pointer: '/version' })]);
+  });
+
   test('a model that is not enabled → 422 MODEL_NOT_ENABLED at /config/model', async () => {
     const r = await p.json('POST', '/api/v1/agents', { key: keys.owner, body: { name: 'M', config: { model: 'gpt-unknown' } } });
     expect(r.status).toBe(422);
@@ -135,7 +145,7 @@ describe('optimistic locking', () => {
     await patch(a.id, { name: 'one' });
     const r = await patch(a.id, { name: 'two', version: 0 });
     expect(r.status).toBe(409);
-    expect(r.body).toMatchObject({ code: 'VERSION_CONFLICT', currentVersion: 1 });
+    expect(r.body).toMatchObject({ type: 'about:blank', title: 'Version conflict', status: 409, code: 'VERSION_CONFLICT', currentVersion: 1 });
   });
 
   test('If-Match: matching ETag passes, a stale one → 412', async () => {

@@ -212,7 +212,7 @@ describe('PATCH and revisions', () => {
     await patch(c.id, { name: 'v1' });
     const stale = await patch(c.id, { name: 'v2', version: 0 });
     expect(stale.status).toBe(409);
-    expect(stale.body).toMatchObject({ code: 'VERSION_CONFLICT', currentVersion: 1 });
+    expect(stale.body).toMatchObject({ title: 'Version conflict', code: 'VERSION_CONFLICT', currentVersion: 1 });
     const wrongTag = await patch(c.id, { name: 'v2' }, compAdmin.key, { 'if-match': '"0"' });
     expect(wrongTag.status).toBe(412);
     expect(wrongTag.body).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 1 });
@@ -324,7 +324,7 @@ describe('delete and dependents', () => {
     expect(rows).toHaveLength(0);
   });
 
-  test('refused with 409 COMPONENT_IN_USE while an active Endpoint binds it; a disabled one does not block', async () => {
+  test('refused with 409 COMPONENT_IN_USE while an Endpoint binds it, active or disabled; free once the Endpoint is gone', async () => {
     const c = await create(lowcode());
     const endpointId = await insertEndpoint({ componentId: c.id, status: 'active' });
     const r = await h.json<Problem>('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key });
@@ -333,6 +333,10 @@ describe('delete and dependents', () => {
     expect(r.body.dependents).toEqual([{ type: 'endpoint', id: endpointId, name: `ep-${endpointId.slice(0, 8)}`, pointer: '/componentId' }]);
     expect(r.body.detail).toContain(endpointId);
     await setEndpointStatus(endpointId, 'disabled');
+    const disabled = await h.json<Problem>('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.dependents).toEqual([expect.objectContaining({ type: 'endpoint', id: endpointId, pointer: '/componentId' })]);
+    await h.db.read((q) => q.delete(h.db.t.endpoints).where(eq(h.db.t.endpoints.id, endpointId)));
     expect((await h.json('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key })).status).toBe(204);
   });
 
