@@ -494,12 +494,12 @@ const updateFields = {
   policy: Type.Optional(AgentPolicy),
 };
 
+const versionField = Type.Integer({ minimum: 0, description: 'Optimistic-locking version; when given it must equal the stored one' });
+
 export const AgentUpdateBody = Strict(
   {
     ...updateFields,
-    version: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Optimistic-locking version; when given it must equal the stored one' }),
-    ),
+    version: Type.Optional(versionField),
   },
   {
     $id: 'AgentUpdateBody',
@@ -513,6 +513,9 @@ export const AgentCreateBody = Strict(
     ...updateFields,
     name: NonEmpty({ description: 'Display name' }),
     workspaceId: Type.Optional(Uuid({ description: "Workspace to create in; defaults to the caller's first workspace" })),
+    // Create takes the update body's fields (DESIGN §4); there is no stored version to match yet,
+    // so it is checked for shape and otherwise ignored: a new agent starts at version 0.
+    version: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted as in the update body and ignored: a new agent starts at version 0' })),
   },
   {
     $id: 'AgentCreateBody',

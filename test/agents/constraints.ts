@@ -441,13 +441,13 @@ export function constraintRows(ctx: RowContext = SCHEMA_ROW_CONTEXT): Constraint
   runLimitRows(policy);
   pluginRows(policy);
 
-  // ---- the create body: the update fields plus workspaceId, name required, no version
+  // ---- the create body: the update fields plus workspaceId, name required; version is checked, then ignored
   const created: Place = { operation: 'create', pointer: '', body: (fields) => ({ name: 'Support agent', ...fields }) };
   const bare: Place = { operation: 'create', pointer: '', body: (fields) => fields };
   add(bare, '/name', 'required', { name: 'Support agent' }, { desc: 'no name' });
   minLength1(created, 'name');
   uuid(created, 'workspaceId', ctx.workspaceId);
-  add(created, '/version', 'not accepted', {}, { version: 0 });
+  add(created, '/version', 'integer ≥ 0 (a new agent starts at 0 whatever is sent)', { version: 3 }, { version: -1 });
   unknownProperty(created);
   integerRange(child(created, 'config'), 'maxTicks', 1, 1000);
   add(created, '/metadata/__internal', 'reserved top-level key', { metadata: { internal: 1 } }, { metadata: { __internal: 1 } }, { code: 'RESERVED_METADATA_KEY' });
