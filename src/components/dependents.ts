@@ -1,8 +1,9 @@
-// What depends on a component and so forbids deleting it (DESIGN §7): active Endpoints bound to it
+// What depends on a component and so forbids deleting it (DESIGN §7): Endpoints bound to it, active
+// or disabled (a disabled one could not be activated again)
 // (`componentId`, or a component guard's `definition.guard.componentId`) and agent plugins
 // (`config.plugins[].componentId`, `policy.plugins[].componentId`). JSON columns are narrowed with
 // a LIKE on their text (a UUID has no LIKE wildcards), then matched exactly here.
-import { and, eq, like, or, sql, type AnyColumn } from 'drizzle-orm';
+import { eq, like, or, sql, type AnyColumn } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 
 export interface Dependent {
@@ -28,7 +29,7 @@ async function endpointDependents(db: Database, q: Orm, componentId: string): Pr
   const rows = await q
     .select({ id: e.id, name: e.name, componentId: e.componentId, definition: e.definition })
     .from(e)
-    .where(and(eq(e.status, 'active'), or(eq(e.componentId, componentId), mentions(e.definition, componentId))));
+    .where(or(eq(e.componentId, componentId), mentions(e.definition, componentId)));
   const out: Dependent[] = [];
   for (const row of rows) {
     if (row.componentId === componentId) out.push({ type: 'endpoint', id: row.id, name: row.name, pointer: '/componentId' });

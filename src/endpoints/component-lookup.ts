@@ -22,8 +22,7 @@ export class TableComponentLookup implements ComponentLookup {
 
   async resolve(q: Orm, componentId: string, digest: string | undefined): Promise<BoundComponent | null> {
     const { components, componentRevisions } = this.db.t;
-    // Inside a write that binds the component, a concurrent DELETE must wait for it (and then see it used).
-    await lockRow(this.db, q, 'components', componentId, 'share');
+    await this.hold(q, componentId);
     const [component] = await q.select().from(components).where(eq(components.id, componentId));
     if (!component) return null;
     const where = digest
@@ -44,6 +43,10 @@ export class TableComponentLookup implements ComponentLookup {
     const { deployments } = this.db.t;
     const rows = await q.select({ id: deployments.id }).from(deployments).where(and(eq(deployments.revisionId, revisionId), eq(deployments.status, 'ready'))).limit(1);
     return rows.length > 0;
+  }
+
+  async hold(q: Orm, componentId: string): Promise<void> {
+    await lockRow(this.db, q, 'components', componentId, 'share');
   }
 
   async hasDigest(q: Orm, componentId: string, digest: string): Promise<boolean> {

@@ -18,6 +18,8 @@ export interface ComponentLookup {
   resolve(q: Orm, componentId: string, digest: string | undefined): Promise<{ component: { id: string; kind: ComponentKind; workspaceId: string }; revision: ResolvedRevision | null } | null>;
   /** Whether a digest names a revision of the component. */
   hasDigest(q: Orm, componentId: string, digest: string): Promise<boolean>;
+  /** Inside a write that binds the component: a concurrent DELETE waits for it, then sees it used. */
+  hold(q: Orm, componentId: string): Promise<void>;
 }
 
 export interface GuardCompiler {

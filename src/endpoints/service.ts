@@ -55,7 +55,7 @@ export class EndpointService {
     };
     const { db } = this.deps;
     return db.write(async (q) => {
-      await this.assertDigestsKnown(q, record);
+      await this.checkBindings(q, record);
       record.contractStatus = await validateContract(q, record, this.deps.contract);
       await this.deps.store.insert(q, record, principal.id);
       await recordChange(db, q, principal, { action: 'endpoint.create', resourceType: 'endpoint', resourceId: record.id, workspaceId, beforeVersion: null, afterVersion: 0 });
@@ -75,7 +75,7 @@ export class EndpointService {
 
     const next = applyPatch(current, fields);
     const { version, published } = await this.commit(current, next, principal, 'endpoint.update', async (q) => {
-      await this.assertDigestsKnown(q, next);
+      await this.checkBindings(q, next);
       next.contractStatus = await validateContract(q, next, this.deps.contract);
       if (next.status === 'active') {
         assertValid(next.contractStatus, 'The change would leave this active Endpoint invalid');
@@ -177,9 +177,12 @@ export class EndpointService {
     if (other && other.id !== next.id) throw routeConflict(other.id);
   }
 
-  private async assertDigestsKnown(q: Orm, e: EndpointRecord): Promise<void> {
+  /** Holds the bound components against a concurrent delete; a pinned digest must exist. */
+  private async checkBindings(q: Orm, e: EndpointRecord): Promise<void> {
     const errors: Violation[] = [];
     const { components } = this.deps.contract;
+    if (e.componentId) await components.hold(q, e.componentId);
+    if (e.guard?.type === 'component') await components.hold(q, e.guard.componentId);
     if (e.componentId && e.componentDigest && !(await components.hasDigest(q, e.componentId, e.componentDigest))) {
       errors.push({ pointer: '/componentDigest', message: 'No revision of the component has this digest' });
     }

@@ -51,4 +51,38 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     expect(refused.body.dependents.map((d) => d.id)).toContain(endpoint.body.id);
     expect((await p.json('GET', `/api/v1/components/${component.body.id}`)).status).toBe(200);
   });
+
+  test('DELETE waits for an Endpoint being created with the component, then refuses with 409', async () => {
+    const component = await p.json<{ id: string }>('POST', '/api/v1/components', {
+      body: { name: 'raced-create', kind: 'lowcode', elements: [{ name: 'out', code: 'return 1;' }] },
+    });
+    expect(component.status).toBe(201);
+    // The create's transaction held open after it bound the component (what checkBindings does).
+    const { promise: gate, resolve: release } = Promise.withResolvers<void>();
+    const { promise: bound, resolve: markBound } = Promise.withResolvers<void>();
+    const lookup = new TableComponentLookup(p.db);
+    const id = crypto.randomUUID();
+    const creating = p.db.write(async (q) => {
+      await lookup.hold(q, component.body.id);
+      const now = new Date();
+      const workspaceId = (await q.select().from(p.db.t.workspaces))[0]!.id;
+      const createdBy = (await q.select().from(p.db.t.principals))[0]!.id;
+      await q.insert(p.db.t.endpoints).values({
+        id, workspaceId, name: 'disabled', description: null, method: 'GET', path: `/c/${id}`, shape: `GET /c/${id}`,
+        status: 'disabled', componentId: component.body.id, definition: { successStatus: 200, timeoutMs: 10000 },
+        contractStatus: null, version: 0, createdBy, createdAt: now, updatedAt: now,
+      });
+      markBound();
+      await gate;
+    });
+    await bound;
+    const deletion = p.json<{ code: string; dependents: { id: string }[] }>('DELETE', `/api/v1/components/${component.body.id}`);
+    const early = await Promise.race([deletion.then(() => 'finished'), Bun.sleep(400).then(() => 'waiting')]);
+    expect(early).toBe('waiting');
+    release();
+    await creating;
+    const refused = await deletion;
+    expect(refused.status).toBe(409);
+    expect(refused.body.dependents.map((d) => d.id)).toContain(id);
+  });
 });
