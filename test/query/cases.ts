@@ -79,6 +79,10 @@ export const OPERATOR_CASES: Case[] = [
   things('false on a JSON path', p('meta.flags.x', 'false'), ['epsilon']),
   things('JSON path compares text', p('meta.color', 'eq', 'red'), ['alpha', 'delta_x']),
   things('JSON path number and string alike', p('meta.size', 'eq', 3), ['alpha', 'delta_x']),
+  // Ordering against a number compares JSON numbers numerically (as text, '10' < '5'); strings drop out.
+  things('JSON path gt a number compares numbers', p('meta.size', 'gt', 5), ['Beta']),
+  things('JSON path between numbers', p('meta.size', 'between', [2, 4]), ['alpha']),
+  things('JSON path lt a string compares text', p('meta.size', 'lt', '5'), ['Beta', 'alpha', 'delta_x']),
   things('JSON path isNull (missing or null)', p('meta.color', 'isNull'), ['epsilon', 'gamma']),
   things('JSON path into array', p('meta.list.0', 'eq', 'a'), ['zeta']),
   things('and / or / not', { or: [p('name', 'eq', 'alpha'), { and: [p('rank', 'gte', 5), { not: p('active', 'true') }] }] }, ['alpha', 'epsilon']),
@@ -90,6 +94,7 @@ export const THING_CASES: Case[] = [
   { name: 'sort ASC puts NULL last, ties by key', resource: 'things', q: 'sort=rank', pick: 'name', expect: ['alpha', 'Beta', 'zeta', 'epsilon', 'delta_x', 'gamma'] },
   { name: 'sort object form', resource: 'things', q: `sort=${j({ active: 'DESC', name: 'ASC' })}`, pick: 'name', expect: ['gamma', 'alpha', 'delta_x', 'zeta', 'Beta', 'epsilon'] },
   { name: 'sort by JSON path', resource: 'things', q: 'sort=meta.color,name', pick: 'name', expect: ['Beta', 'zeta', 'alpha', 'delta_x', 'epsilon', 'gamma'] },
+  { name: 'sort by JSON path: numbers numerically, then the rest by text', resource: 'things', q: 'sort=meta.size,name', pick: 'name', expect: ['alpha', 'Beta', 'delta_x', 'epsilon', 'gamma', 'zeta'] },
   { name: 'sort bracket entries', resource: 'things', q: 'sort[0][field]=score&sort[0][dir]=desc', pick: 'name', expect: ['gamma', 'delta_x', 'zeta', 'alpha', 'epsilon', 'Beta'] },
   { name: 'limit, offset and hasMore', resource: 'things', q: 'limit=2&offset=1&count=true', pick: 'name', expect: ['alpha', 'delta_x'], meta: { limit: 2, offset: 1, hasMore: true, count: 6 } },
   { name: 'last page has no more', resource: 'things', q: 'limit=2&offset=4', pick: 'name', expect: ['gamma', 'zeta'], meta: { hasMore: false } },

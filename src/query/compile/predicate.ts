@@ -29,6 +29,10 @@ export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL
   const bind = (raw: unknown, pointer: string) => dialect.bind(x.type, coerce(x.type, raw, pointer));
   const json = (): SQL => x.json ?? fail(at(pred.at, 'op'), `operator ${op} needs a JSON or array field`);
   const elements = () => list(value).map((v, i) => coerceElement(x.items, v, at(vp, i)));
+  // A JSON path ordered against JSON numbers (gt, gte, lt, lte, between) compares numerically: text
+  // order would put 10 before 5. Equality and membership compare text, so 3 matches 3 and "3".
+  const numeric = (values: unknown[]) => x.number !== undefined && values.length > 0 && values.every((v) => typeof v === 'number' && Number.isFinite(v));
+  const number = (v: unknown) => dialect.bind('number', v as number);
 
   switch (op) {
     case 'eq':
@@ -37,6 +41,7 @@ export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL
     case 'gte':
     case 'lt':
     case 'lte':
+      if (op !== 'eq' && op !== 'ne' && numeric([value])) return sql`${x.number!}${COMPARE[op]}${number(value)}`;
       return sql`${x.sql}${COMPARE[op]}${bind(value, vp)}`;
     case 'in':
     case 'notIn':
@@ -47,6 +52,7 @@ export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL
     }
     case 'between': {
       const [lo, hi] = list(value);
+      if (numeric([lo, hi])) return sql`${x.number!} BETWEEN ${number(lo)} AND ${number(hi)}`;
       return sql`${x.sql} BETWEEN ${bind(lo, at(vp, 0))} AND ${bind(hi, at(vp, 1))}`;
     }
     case 'isNull':

@@ -20,6 +20,8 @@ export interface Operand {
   nullable: boolean;
   /** JSON face (json/array columns, JSON paths): what JSON operators work on. */
   json?: SQL;
+  /** JSON paths: the value as a number when it is a JSON number (numeric comparisons and sorts). */
+  number?: SQL;
   jsonPath: boolean;
   items?: ScalarType;
   sortable: boolean;
@@ -164,6 +166,7 @@ export class Scope {
       type: 'string',
       nullable: true,
       json: value,
+      number: dialect.jsonNumber(col, path),
       jsonPath: true,
       sortable: true,
       ops: JSON_PATH_OPERATORS,

@@ -161,6 +161,8 @@ export function planSelect(scope: Scope, input: SelectInput, issues: Issues): Se
       }
       const op = scope.resolve(entry.name, entry.at);
       if (!op.sortable) fail(entry.at, `cannot sort by '${entry.name}'`);
+      // A JSON path sorts its numbers numerically first, then by text (non-numbers as NULLs there).
+      if (op.number) plan.order.push({ sql: op.number, dir: entry.dir, nullable: true });
       plan.order.push({ sql: op.sql, dir: entry.dir, nullable: op.nullable });
     });
   }

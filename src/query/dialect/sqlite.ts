@@ -47,6 +47,11 @@ export const sqlite: SqlDialect = {
     return sql`(CASE json_type(${doc}, ${p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(${doc}, ${p}) AS TEXT) END)`;
   },
 
+  jsonNumber(doc, path) {
+    const p = sqlitePath(path);
+    return sql`(CASE WHEN json_type(${doc}, ${p}) IN ('integer', 'real') THEN json_extract(${doc}, ${p}) END)`;
+  },
+
   jsonValue(doc, path) {
     return path.length === 0 ? doc : sql`(${doc} -> ${sqlitePath(path)})`;
   },

@@ -21,6 +21,8 @@ export interface SqlDialect {
   bindJson(value: unknown): SQL;
   /** The scalar at `path` inside a JSON column, as text (NULL when missing or JSON null). */
   jsonText(doc: SQL, path: readonly string[]): SQL;
+  /** The value at `path` as a number when it is a JSON number, else NULL. */
+  jsonNumber(doc: SQL, path: readonly string[]): SQL;
   /** The JSON sub-document at `path` (jsonb / JSON text). */
   jsonValue(doc: SQL, path: readonly string[]): SQL;
   /** `expr` is boolean true/false; `json` when expr is a JSON value rather than a boolean column. */
