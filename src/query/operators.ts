@@ -37,7 +37,12 @@ export const isOperator = (op: string): op is Operator => OPERATOR_SET.has(op);
 
 const ORDERED: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'notIn', 'any', 'isNull', 'isNotNull', 'between'];
 const STRING: readonly Operator[] = [...ORDERED, 'like', 'notLike', 'ilike', 'notILike', 'startsWith', 'endsWith'];
-const JSON_OPS: readonly Operator[] = ['isNull', 'isNotNull', 'contains', 'containedBy', 'jsonArrayHas', 'jsonArrayHasAny', 'jsonArrayHasAll'];
+// The array operators work on JSON documents too (DESIGN §6: arrays and JSON arrays map to JSON
+// functions): arrayHas* as their jsonArrayHas* twins, arrayContainedBy on a JSON array.
+const JSON_OPS: readonly Operator[] = [
+  'isNull', 'isNotNull', 'contains', 'containedBy', 'jsonArrayHas', 'jsonArrayHasAny', 'jsonArrayHasAll',
+  'arrayHas', 'arrayHasAny', 'arrayHasAll', 'arrayContainedBy',
+];
 
 /** Operators per value type; a field declaration may narrow them further. */
 export const OPERATORS_BY_TYPE: Record<ValueType, readonly Operator[]> = {

@@ -85,6 +85,9 @@ export const OPERATOR_CASES: Case[] = [
   things('JSON path lt a string compares text', p('meta.size', 'lt', '5'), ['Beta', 'alpha', 'delta_x']),
   things('JSON path isNull (missing or null)', p('meta.color', 'isNull'), ['epsilon', 'gamma']),
   things('JSON path into array', p('meta.list.0', 'eq', 'a'), ['zeta']),
+  things('arrayHas on a JSON path', p('meta.list', 'arrayHas', 'a'), ['delta_x', 'zeta']),
+  things('arrayHasAll on a JSON path', p('meta.list', 'arrayHasAll', ['a', 'b']), ['zeta']),
+  things('arrayContainedBy on a JSON path', p('meta.list', 'arrayContainedBy', ['a', 'b', 'c']), ['zeta']),
   things('and / or / not', { or: [p('name', 'eq', 'alpha'), { and: [p('rank', 'gte', 5), { not: p('active', 'true') }] }] }, ['alpha', 'epsilon']),
   things('ownerId in', p('ownerId', 'in', [O1]), ['Beta', 'alpha', 'zeta']),
 ];
