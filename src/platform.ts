@@ -26,7 +26,7 @@ import { EndpointLister } from './endpoints/list.ts';
 import { buildIndexSnapshot } from './endpoints/index-snapshot.ts';
 import { saveDefaultsForNewInstance } from './endpoints/settings.ts';
 import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './endpoints/publishers.ts';
-import type { IndexPublisher } from './endpoints/index-version.ts';
+import { currentIndexVersion, type IndexPublisher } from './endpoints/index-version.ts';
 import { loadPrincipal } from './auth/principals.ts';
 import { ComponentService, DeploymentService } from './components/index.ts';
 import { RunStore } from './runs/store.ts';
@@ -122,7 +122,16 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     readiness: async () => {
       const database = await db.ping();
       const executor = options.executor.status();
-      return { ready: database, checks: { database, executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal } } };
+      // The control plane's side of the definition index: the version its changes publish.
+      const version = database ? await currentIndexVersion(db).catch(() => null) : null;
+      return {
+        ready: database && version !== null,
+        checks: {
+          database,
+          index: { loaded: version !== null, version },
+          executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal },
+        },
+      };
     },
     log,
   });

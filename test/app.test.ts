@@ -15,7 +15,7 @@ describe('health', () => {
     expect((await p.json('GET', '/healthz', { key: null })).body).toEqual({ status: 'ok' });
     const ready = await p.json('GET', '/readyz', { key: null });
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ready', checks: { database: true } });
+    expect(ready.body).toMatchObject({ status: 'ready', checks: { database: true, index: { loaded: true, version: expect.any(Number) }, executor: { isolation: expect.any(String) } } });
   });
 });
 
