@@ -128,6 +128,8 @@ export const EndpointSettingsBody = Type.Object(
       { additionalProperties: false },
     ),
     currentUser: Type.Optional(literalUnion(CurrentUserModes, 'Default for api.currentUser()')),
+    // What GET returns may be sent back as is: `saved` is read-only and ignored (a PUT saves).
+    saved: Type.Optional(Type.Boolean({ description: 'Read-only; ignored' })),
   },
   { additionalProperties: false, $id: 'EndpointSettings' },
 );

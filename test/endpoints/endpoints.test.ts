@@ -196,6 +196,14 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect((await p.json('PUT', '/api/v1/endpoints/settings', { key: adminKey, body: { executionPolicy: { mode: 'CALLER' } } })).status).toBe(403);
       await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'CALLER' } } });
     });
+
+    test('what GET returns can be PUT back as is: saved is read-only and ignored', async () => {
+      const got = await p.json<Record<string, unknown>>('GET', '/api/v1/endpoints/settings');
+      const put = await p.json('PUT', '/api/v1/endpoints/settings', { body: { ...got.body, currentUser: 'EXECUTION_ACCOUNT', saved: false } });
+      expect(put.status).toBe(200);
+      expect(put.body).toEqual({ ...got.body, currentUser: 'EXECUTION_ACCOUNT', saved: true });
+      await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'CALLER' } } });
+    });
   });
 
   describe('statistics, OpenAPI and audit', () => {
