@@ -1,6 +1,6 @@
 // Deployment attempt rows of node components: created building, finished ready or failed, and at
 // most one per component marked active (the attempt whose revision is selected).
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { DeploymentRecord } from './record.ts';
 
@@ -17,10 +17,11 @@ export class DeploymentStore {
     return rows[0] ?? null;
   }
 
-  /** Newest first. */
-  async list(q: Orm, componentId: string, offset: number, limit: number): Promise<DeploymentRecord[]> {
+  /** The deployments with these ids (the list engine picked and ordered them). */
+  async byIds(q: Orm, ids: string[]): Promise<DeploymentRecord[]> {
+    if (ids.length === 0) return [];
     const { deployments: d } = this.db.t;
-    return q.select().from(d).where(eq(d.componentId, componentId)).orderBy(desc(d.createdAt), desc(d.id)).limit(limit).offset(offset);
+    return q.select().from(d).where(inArray(d.id, ids));
   }
 
   /** Records the build outcome, only while the attempt is still building (a finished one stays as it is). */

@@ -15,7 +15,7 @@ import { Activation, type ActiveRevisionHook } from './activation.ts';
 import { ComponentStore } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { DeploymentStore } from './deployment-store.ts';
-import { pageOf, paged } from './paging.ts';
+import { deploymentsResource, listOfComponent } from './list.ts';
 import { deploymentJson } from './json.ts';
 import type { ComponentVerifier, VerifyResult } from './verifier.ts';
 import type { ComponentRecord, DeploymentRecord, RevisionRecord } from './record.ts';
@@ -96,9 +96,10 @@ export class DeploymentService {
 
   async list(principal: Principal, componentId: string, search: string) {
     const component = await loadComponent(this.db, this.components, principal, componentId, 'read');
-    const page = pageOf(search);
-    const rows = await this.db.read((q) => this.deployments.list(q, component.id, page.offset, page.limit + 1));
-    return paged(rows, page, deploymentJson);
+    return listOfComponent(this.db, deploymentsResource, principal, component.id, search, async (ids) => {
+      const records = await this.db.read((q) => this.deployments.byIds(q, ids));
+      return new Map(records.map((d) => [d.id, deploymentJson(d)]));
+    });
   }
 
   async get(principal: Principal, componentId: string, deploymentId: string): Promise<DeploymentRecord> {

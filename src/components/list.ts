@@ -1,8 +1,10 @@
-// GET /api/v1/components through the list engine. Without an explicit projection each row is the
-// full component (with its latest and active revisions); with `fields`/`groupBy` rows are as selected.
+// GET /api/v1/components, …/{id}/revisions and …/{id}/deployments through the list engine. Without
+// an explicit projection each row is the full record (a component with its latest and active
+// revisions, a revision with its content); with `fields`/`groupBy`/`distinct` rows are as selected.
 import type { Database } from '../db/index.ts';
 import type { Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, type ListResult } from '../query/index.ts';
+import { defineResource, defineTable, parseListQuery, runList, type ListResource, type ListResult } from '../query/index.ts';
+import { isAdmin } from '../auth/roles.ts';
 import { listInWorkspaces } from '../query/scope.ts';
 
 export const componentsTable = defineTable({
@@ -42,4 +44,63 @@ export async function listComponents(
   if (query.fields || query.groupBy || query.distinct) return result;
   const views = await expand(result.data.map((row) => String(row.id)));
   return { ...result, data: result.data.map((row) => (views.get(String(row.id)) as Record<string, unknown> | undefined) ?? row) };
+}
+
+export const revisionsResource = defineResource({
+  table: defineTable({
+    name: 'component_revisions',
+    key: 'id',
+    fields: {
+      id: { column: 'id', type: 'uuid' },
+      componentId: { column: 'component_id', type: 'uuid' },
+      number: { column: 'number', type: 'integer' },
+      digest: { column: 'digest', type: 'string' },
+      status: { column: 'status', type: 'string' },
+      createdBy: { column: 'created_by', type: 'uuid' },
+      createdAt: { column: 'created_at', type: 'timestamp' },
+    },
+  }),
+  features: { distinct: true, projection: true, groupBy: true, cast: true },
+  aggregates: ['count', 'min', 'max'],
+  defaultSort: [{ field: 'number', dir: 'desc' }],
+});
+
+export const deploymentsResource = defineResource({
+  table: defineTable({
+    name: 'deployments',
+    key: 'id',
+    fields: {
+      id: { column: 'id', type: 'uuid' },
+      componentId: { column: 'component_id', type: 'uuid' },
+      revisionId: { column: 'revision_id', type: 'uuid' },
+      status: { column: 'status', type: 'string' },
+      error: { column: 'error', type: 'string', nullable: true },
+      active: { column: 'active', type: 'boolean' },
+      createdBy: { column: 'created_by', type: 'uuid' },
+      createdAt: { column: 'created_at', type: 'timestamp' },
+      readyAt: { column: 'ready_at', type: 'timestamp', nullable: true },
+    },
+  }),
+  features: { distinct: true, projection: true, groupBy: true, cast: true },
+  aggregates: ['count', 'min', 'max'],
+  defaultSort: [{ field: 'createdAt', dir: 'desc' }],
+});
+
+/**
+ * The list engine over one component's revisions or deployments (the caller may read the
+ * component); `expand` turns ids into the full JSON records when no projection was asked for.
+ */
+export async function listOfComponent(
+  db: Database,
+  resource: ListResource,
+  principal: Principal,
+  componentId: string,
+  search: string,
+  expand: (ids: string[]) => Promise<Map<string, unknown>>,
+): Promise<ListResult> {
+  const query = parseListQuery(search);
+  const result = await runList(db.runner, resource, query, { scope: { field: 'componentId', op: 'eq', value: componentId }, debugAllowed: isAdmin(principal) });
+  if (query.fields || query.groupBy || query.distinct) return result;
+  const records = await expand(result.data.map((row) => String(row.id)));
+  return { ...result, data: result.data.map((row) => (records.get(String(row.id)) as Record<string, unknown> | undefined) ?? row) };
 }

@@ -53,13 +53,6 @@ export class RevisionStore {
     return rows[0]?.number ?? 0;
   }
 
-  /** Newest first. */
-  async list(q: Orm, component: { id: string; kind: ComponentKind }, offset: number, limit: number): Promise<RevisionRecord[]> {
-    const { componentRevisions: r } = this.db.t;
-    const rows = await q.select().from(r).where(eq(r.componentId, component.id)).orderBy(desc(r.number)).limit(limit).offset(offset);
-    return rows.map((row) => fromRow(row, component.kind));
-  }
-
   /** Supersedes every active revision of the component but `exceptId`; returns the ids it changed. */
   async supersedeActive(q: Orm, componentId: string, exceptId: string): Promise<string[]> {
     const { componentRevisions: r } = this.db.t;

@@ -20,8 +20,7 @@ import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
 import { ComponentStore, type ComponentChanges } from './store.ts';
 import { RevisionStore } from './revisions.ts';
-import { listComponents } from './list.ts';
-import { pageOf, paged } from './paging.ts';
+import { listComponents, listOfComponent, revisionsResource } from './list.ts';
 import { componentJson, revisionJson } from './json.ts';
 import type { ComponentContent, ComponentRecord, ComponentView, RevisionRecord } from './record.ts';
 
@@ -226,9 +225,10 @@ export class ComponentService {
   /** GET /components/{id}/revisions: newest first, with content. */
   async revisionList(principal: Principal, id: string, search: string) {
     const component = await loadComponent(this.db, this.components, principal, id, 'read');
-    const page = pageOf(search);
-    const rows = await this.db.read((q) => this.revisions.list(q, component, page.offset, page.limit + 1));
-    return paged(rows, page, revisionJson);
+    return listOfComponent(this.db, revisionsResource, principal, component.id, search, async (ids) => {
+      const records = await this.db.read((q) => this.revisions.byIds(q, ids, () => component.kind));
+      return new Map([...records].map(([rid, r]) => [rid, revisionJson(r)]));
+    });
   }
 
   async revision(principal: Principal, id: string, revisionId: string): Promise<RevisionRecord> {

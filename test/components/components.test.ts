@@ -158,6 +158,23 @@ describe('PATCH and revisions', () => {
     expect(empty.body.version).toBe(0);
   });
 
+  test('the revision list is a list-engine list: filter, fields, count, and 400 for unknown fields', async () => {
+    const c = await create(lowcode());
+    await patch(c.id, { elements: [{ name: 'greeting', code: 'return "v2"' }] });
+    await patch(c.id, { elements: [{ name: 'greeting', code: 'return "v3"' }] });
+    const url = (q: string) => `/api/v1/components/${c.id}/revisions?${q}`;
+    const one = await h.json<{ data: Revision[]; meta: Record<string, unknown> }>('GET', url(`filter=${encodeURIComponent(JSON.stringify({ field: 'number', op: 'eq', value: 2 }))}`), { key: compAdmin.key });
+    expect(one.status).toBe(200);
+    expect(one.body.data.map((r) => r.number)).toEqual([2]);
+    expect(one.body.data[0]).toMatchObject({ status: 'superseded', elements: [{ name: 'greeting', code: 'return "v2"' }] });
+    const slim = await h.json<{ data: Record<string, unknown>[]; meta: Record<string, unknown> }>('GET', url('fields=number,status&count=true'), { key: compAdmin.key });
+    expect(slim.body.data).toEqual([{ number: 3, status: 'active' }, { number: 2, status: 'superseded' }, { number: 1, status: 'superseded' }]);
+    expect(slim.body.meta).toMatchObject({ count: 3, hasMore: false });
+    const bad = await h.json<Problem>('GET', url(`filter=${encodeURIComponent(JSON.stringify({ field: 'nope', op: 'eq', value: 1 }))}`), { key: compAdmin.key });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('INVALID_QUERY');
+  });
+
   test('schema key order is not a change (canonical digest)', async () => {
     const c = await create({ name: 'V', kind: 'json-validator', schema: { type: 'object', required: ['a'], properties: { a: { type: 'string', maxLength: 2 } } } });
     const r = await patch(c.id, { schema: { properties: { a: { maxLength: 2, type: 'string' } }, required: ['a'], type: 'object' } });

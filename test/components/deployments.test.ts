@@ -120,6 +120,9 @@ describe('building → ready, activation and rollback', () => {
     expect(await currentIndexVersion(h.db)).toBe(version + 1);
     const list = (await h.json<{ data: Deployment[] }>('GET', `/api/v1/components/${c.id}/deployments`, { key: compAdmin.key })).body.data;
     expect(list.map((d) => [d.id, d.active])).toEqual([[second.id, false], [first.id, true]]);
+    // A list-engine list: filtered by a field, projected.
+    const activeOnly = await h.json<{ data: Record<string, unknown>[] }>('GET', `/api/v1/components/${c.id}/deployments?filter=${encodeURIComponent(JSON.stringify({ field: 'active', op: 'true' }))}&fields=id,status`, { key: compAdmin.key });
+    expect(activeOnly.body.data).toEqual([{ id: first.id, status: 'ready' }]);
   });
 
   test('concurrent activations of one component leave exactly one revision active', async () => {
