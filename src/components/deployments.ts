@@ -8,7 +8,7 @@ import type { Logger } from '../lib/log.ts';
 import { ProblemError, notFound } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
 import { recordChange } from '../audit/record.ts';
-import type { IndexPublisher } from '../endpoints/index-version.ts';
+import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-version.ts';
 import { validators } from './schema.ts';
 import { assertId, loadComponent } from './access.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
@@ -172,10 +172,10 @@ export class DeploymentService {
       ? { status: 'ready' as const, error: null, readyAt: new Date() }
       : { status: 'failed' as const, error: result.error.slice(0, ERROR_MAX_CHARS), readyAt: null };
     try {
-      await this.db.write(async (q) => {
+      const indexVersion = await this.db.write(async (q) => {
         // Null when the component was deleted meanwhile: nothing left to record.
         const finished = await this.deployments.finish(q, deployment.id, outcome);
-        if (!finished) return;
+        if (!finished) return null;
         await recordChange(this.db, q, principal, {
           action: outcome.status === 'ready' ? 'deployment.ready' : 'deployment.failed',
           resourceType: 'deployment',
@@ -185,7 +185,10 @@ export class DeploymentService {
           afterVersion: null,
           details: { componentId: component.id, revisionId: revision.id, ...(outcome.error ? { error: outcome.error } : {}) },
         });
+        // An Endpoint pinned to this revision can run it now: runtimes re-resolve their bindings.
+        return outcome.status === 'ready' ? bumpIndexVersion(this.db, q) : null;
       });
+      if (indexVersion !== null) await this.deps.publisher.published(indexVersion);
     } catch (error) {
       this.deps.log?.error(`recording the outcome of deployment ${deployment.id} failed`, error);
     }

@@ -74,7 +74,12 @@ async function checkComponent(q: Orm, e: EndpointRecord, componentId: string, de
     return;
   }
   if (e.componentDigest && !revision) {
-    error('UNKNOWN_DIGEST', 'componentDigest names no revision of the component', '/componentDigest');
+    // A pinned node revision that exists but is not deployed yet is like no selected ready revision.
+    if (component.kind === 'node' && (await deps.components.hasDigest(q, componentId, e.componentDigest))) {
+      warn('COMPONENT_NOT_READY', 'The pinned node revision has no ready deployment; invocations answer 503 until it is deployed', '/componentDigest');
+    } else {
+      error('UNKNOWN_DIGEST', 'componentDigest names no revision of the component', '/componentDigest');
+    }
     return;
   }
   if (!revision) {

@@ -354,6 +354,34 @@ describe('node components and bindings', () => {
     expect(await body(after)).toEqual({ v: 1, user: 'USER' });
   });
 
+  test('a pinned node revision not deployed yet: activation warns, invocations 503 until it is ready', async () => {
+    const created = await s.api('POST', '/api/v1/components', { name: 'node-pin', kind: 'node', source: 'export default async () => "pinned";' });
+    const digest = created.body.latestRevision.digest;
+    const definition = await s.api('POST', '/api/v1/endpoints', { name: 'e', method: 'GET', path: '/node-pinned', componentId: created.body.id, componentDigest: digest, popResult: 'default' });
+    expect(definition.status).toBe(201);
+    const activated = await s.api('POST', `/api/v1/endpoints/${definition.body.id}/activate`);
+    expect(activated.status).toBe(200);
+    expect(activated.body.contractStatus.warnings).toEqual([expect.objectContaining({ code: 'COMPONENT_NOT_READY', pointer: '/componentDigest' })]);
+    const before = await s.invoke('GET', '/node-pinned', { key: invoker.key });
+    expect(before.status).toBe(503);
+    expect((await body(before)).code).toBe('COMPONENT_NOT_READY');
+    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
+    let status = dep.body.status;
+    for (let i = 0; i < 100 && status === 'building'; i++) {
+      await Bun.sleep(50);
+      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
+    }
+    expect(status).toBe('ready');
+    // The index is republished right after the build is recorded.
+    let after = await s.invoke('GET', '/node-pinned', { key: invoker.key });
+    for (let i = 0; i < 20 && after.status === 503; i++) {
+      await Bun.sleep(25);
+      after = await s.invoke('GET', '/node-pinned', { key: invoker.key });
+    }
+    expect(after.status).toBe(200);
+    expect(await body(after)).toBe('pinned');
+  });
+
   test('an Endpoint bound to latest follows a new revision; a pinned one stays', async () => {
     const c = await lowcode([{ name: 'v', code: 'return 1;' }]);
     await s.endpoint({ method: 'GET', path: '/follow', componentId: c.id, popResult: 'v' });
