@@ -15,18 +15,27 @@ export function isOutOfMemory(err: unknown): boolean {
   return err instanceof RangeError && /out of memory/i.test(err.message);
 }
 
+/**
+ * Only visible results leave the Worker (no response mode shows the others), and the 1 MiB limit
+ * applies to what a response can carry: the visible values as JSON, without names or wrapping.
+ */
 export function encodeSuccess(inv: Invocation): string {
   if (inv.thrown) return encodeThrown(inv, inv.thrown);
-  const results: { name: string; value: unknown; visible: boolean }[] = [];
-  for (const [name, r] of inv.results) results.push({ name, value: r.value, visible: r.visible });
-  let resultsJson: string;
-  try {
-    resultsJson = JSON.stringify(results);
-  } catch (err) {
-    return failed(500, 'COMPONENT_ERROR', `a result is not JSON-serializable: ${describe(err)}`);
+  const entries: string[] = [];
+  let size = 0;
+  for (const [name, r] of inv.results) {
+    if (!r.visible) continue;
+    let valueJson: string | undefined;
+    try {
+      valueJson = JSON.stringify(r.value);
+    } catch (err) {
+      return failed(500, 'COMPONENT_ERROR', `a result is not JSON-serializable: ${describe(err)}`);
+    }
+    size += valueJson === undefined ? 0 : jsonBytes(valueJson);
+    if (size > RESULT_LIMIT_BYTES) return failed(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
+    entries.push(`{"name":${JSON.stringify(name)},"visible":true${valueJson === undefined ? '' : `,"value":${valueJson}`}}`);
   }
-  if (tooLarge(resultsJson)) return failed(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
-  return `{"kind":"results","results":${resultsJson},"logs":${JSON.stringify(inv.logs)}}`;
+  return `{"kind":"results","results":[${entries.join(',')}],"logs":${JSON.stringify(inv.logs)}}`;
 }
 
 export function encodeError(inv: Invocation, err: unknown): string {
@@ -51,10 +60,12 @@ function encodeThrown(inv: Invocation, signal: ThrowSignal): string {
 }
 
 function tooLarge(json: string): boolean {
-  // UTF-8 needs 1–3 bytes per UTF-16 unit: decide cheaply unless the string is in the ambiguous band.
-  if (json.length > RESULT_LIMIT_BYTES) return true;
-  if (json.length * 3 <= RESULT_LIMIT_BYTES) return false;
-  return Buffer.byteLength(json) > RESULT_LIMIT_BYTES;
+  return jsonBytes(json) > RESULT_LIMIT_BYTES;
+}
+
+/** UTF-8 length; a string already longer than the limit in UTF-16 units is over it whatever its bytes. */
+function jsonBytes(json: string): number {
+  return json.length > RESULT_LIMIT_BYTES ? json.length : Buffer.byteLength(json);
 }
 
 function clip(message: string): string {

@@ -34,10 +34,8 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
             api.log('one', 2, { three: 3 }); api.log('second line'); return undefined;`)[kind]),
         );
         if (out.kind !== 'results') throw new Error(JSON.stringify(out));
-        expect(out.results).toEqual([
-          { name: 'shown', value: 2, visible: true },
-          { name: 'hidden', value: { h: true }, visible: false },
-        ]);
+        // Hidden results stay in the Worker: no response mode shows them.
+        expect(out.results).toEqual([{ name: 'shown', value: 2, visible: true }]);
         expect(out.logs).toHaveLength(2);
         expect(out.logs[0]).toStartWith('one 2 ');
         expect(out.logs[0]).toContain('three: 3');
@@ -101,6 +99,18 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         expect(multibyte.code).toBe('RESULT_TOO_LARGE');
         const fits = await executor.execute(request(both(`return 'x'.repeat(${RESULT_LIMIT_BYTES - 1000});`)[kind]));
         expect(String(resultOf(fits))).toHaveLength(RESULT_LIMIT_BYTES - 1000);
+        // The limit is on what a response can carry: exactly 1 MiB of JSON (a string and its quotes) fits.
+        const exact = await executor.execute(request(both(`return 'x'.repeat(${RESULT_LIMIT_BYTES - 2});`)[kind]));
+        expect(String(resultOf(exact))).toHaveLength(RESULT_LIMIT_BYTES - 2);
+      });
+
+      test('hidden results neither count towards the limit nor leave the Worker; visible ones add up', async () => {
+        const hidden = await executor.execute(request(both(`api.result('big', 'h'.repeat(${RESULT_LIMIT_BYTES + 10}), { visible: false }); api.result('small', 1); return undefined;`)[kind]));
+        expect(hidden).toMatchObject({ kind: 'results', results: [{ name: 'small', value: 1, visible: true }] });
+        // Three values of ~350 000 characters each: under the limit as UTF-16 units, over it in UTF-8.
+        const third = Math.floor(RESULT_LIMIT_BYTES / 3);
+        const multibyte = failureOf(await executor.execute(request(both(`for (const n of ['a', 'b', 'c']) api.result(n, 'é'.repeat(${third})); return undefined;`)[kind])));
+        expect(multibyte.code).toBe('RESULT_TOO_LARGE');
       });
 
       test('an api.throw body over 1 MiB is RESULT_TOO_LARGE', async () => {
@@ -164,7 +174,7 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         kind: 'results',
         results: [
           { name: 'first', value: 6, visible: true },
-          { name: 'hidden', value: { from: 6 }, visible: false },
+          // 'hidden' was seen by later elements but stays in the Worker.
           { name: 'last', value: ['first', 'hidden'], visible: true },
         ],
         logs: ['saw 6'],
