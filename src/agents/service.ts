@@ -148,8 +148,10 @@ export class AgentService {
     changed: { owner: boolean; serviceAccount: boolean },
   ): Promise<void> {
     const errors: Violation[] = [];
-    if (changed.owner && !(await this.ownerExists(refs.ownerId, refs.ownerType))) {
-      errors.push({ pointer: '/ownerId', message: `No ${refs.ownerType} with id ${refs.ownerId}` });
+    if (changed.owner) {
+      const owner = await this.owner(refs.ownerId, refs.ownerType);
+      if (owner === 'missing') errors.push({ pointer: '/ownerId', message: `No ${refs.ownerType} with id ${refs.ownerId}` });
+      else if (owner === 'inactive') errors.push({ pointer: '/ownerId', message: `The ${refs.ownerType} ${refs.ownerId} is disabled or inactive` });
     }
     if (changed.serviceAccount && refs.serviceAccountUserId !== null) {
       const account = await this.deps.principals.get(refs.serviceAccountUserId);
@@ -162,10 +164,12 @@ export class AgentService {
     if (errors.length > 0) throw new ProblemError(422, 'VALIDATION_FAILED', errors[0]!.message, { errors });
   }
 
-  private async ownerExists(id: string, type: OwnerType): Promise<boolean> {
-    if (type === 'GROUP') return (await this.deps.groups.get(id)) !== null;
+  /** An owner must exist with that type and, for a user or service account, be active (DESIGN §4: "usable"). */
+  private async owner(id: string, type: OwnerType): Promise<'usable' | 'missing' | 'inactive'> {
+    if (type === 'GROUP') return (await this.deps.groups.get(id)) !== null ? 'usable' : 'missing';
     const principal = await this.deps.principals.get(id);
-    return principal !== null && principal.kind === type;
+    if (principal === null || principal.kind !== type) return 'missing';
+    return principal.active ? 'usable' : 'inactive';
   }
 }
 

@@ -220,6 +220,20 @@ describe('ownership, roles and workspaces', () => {
     expect(r.body).toMatchObject({ errors: [{ pointer: '/serviceAccountUserId' }] });
     expect((await patch(a.id, { serviceAccountUserId: ids.owner })).status).toBe(422);
   });
+
+  test('an owner must be usable: a disabled user or an inactive service account is 422 at /ownerId', async () => {
+    const a = await newAgent();
+    const user = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'gone', email: 'gone@example.com', roles: [], platformAccess: true } });
+    await p.json('PATCH', `/api/v1/users/${user.body.id}`, { body: { status: 'DISABLED' } });
+    const sa = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'idle', roles: [], platformAccess: true } });
+    await p.json('PATCH', `/api/v1/service-accounts/${sa.body.id}`, { body: { active: false } });
+    for (const [ownerId, ownerType] of [[user.body.id, 'USER'], [sa.body.id, 'SERVICE_ACCOUNT']]) {
+      const r = await patch(a.id, { ownerId, ownerType });
+      expect(r.status).toBe(422);
+      expect(r.body).toMatchObject({ errors: [{ pointer: '/ownerId' }] });
+    }
+    expect((await patch(a.id, { ownerId: ids.plain, ownerType: 'USER' })).status).toBe(200);
+  });
 });
 });
 
