@@ -2,9 +2,8 @@
 // an explicit projection each row is the full record (a component with its latest and active
 // revisions, a revision with its content); with `fields`/`groupBy`/`distinct` rows are as selected.
 import type { Database } from '../db/index.ts';
-import type { Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, runList, type ListResource, type ListResult } from '../query/index.ts';
-import { isAdmin } from '../auth/roles.ts';
+import { isAdmin, type Principal } from '../auth/roles.ts';
+import { defineResource, defineTable, parseListQuery, runList, type ListQuery, type ListResource, type ListResult } from '../query/index.ts';
 import { listInWorkspaces } from '../query/scope.ts';
 
 export const componentsTable = defineTable({
@@ -25,10 +24,15 @@ export const componentsTable = defineTable({
   },
 });
 
-export const componentsResource = defineResource({
-  table: componentsTable,
+/** What every component list offers beyond filters, sorts and paging. */
+const LIST_OPTIONS = {
   features: { distinct: true, projection: true, groupBy: true, cast: true },
   aggregates: ['count', 'min', 'max'],
+} as const;
+
+export const componentsResource = defineResource({
+  table: componentsTable,
+  ...LIST_OPTIONS,
   defaultSort: [{ field: 'createdAt', dir: 'desc' }],
 });
 
@@ -40,10 +44,14 @@ export async function listComponents(
   expand: (ids: string[]) => Promise<Map<string, unknown>>,
 ): Promise<ListResult> {
   const query = parseListQuery(search);
-  const result = await listInWorkspaces(db, componentsResource, principal, query);
+  return withRecords(query, await listInWorkspaces(db, componentsResource, principal, query), expand);
+}
+
+/** Rows as full records (`expand` maps ids to them) unless the query asked for a projection. */
+async function withRecords(query: ListQuery, result: ListResult, expand: (ids: string[]) => Promise<Map<string, unknown>>): Promise<ListResult> {
   if (query.fields || query.groupBy || query.distinct) return result;
-  const views = await expand(result.data.map((row) => String(row.id)));
-  return { ...result, data: result.data.map((row) => (views.get(String(row.id)) as Record<string, unknown> | undefined) ?? row) };
+  const records = await expand(result.data.map((row) => String(row.id)));
+  return { ...result, data: result.data.map((row) => (records.get(String(row.id)) as Record<string, unknown> | undefined) ?? row) };
 }
 
 export const revisionsResource = defineResource({
@@ -60,8 +68,7 @@ export const revisionsResource = defineResource({
       createdAt: { column: 'created_at', type: 'timestamp' },
     },
   }),
-  features: { distinct: true, projection: true, groupBy: true, cast: true },
-  aggregates: ['count', 'min', 'max'],
+  ...LIST_OPTIONS,
   defaultSort: [{ field: 'number', dir: 'desc' }],
 });
 
@@ -81,8 +88,7 @@ export const deploymentsResource = defineResource({
       readyAt: { column: 'ready_at', type: 'timestamp', nullable: true },
     },
   }),
-  features: { distinct: true, projection: true, groupBy: true, cast: true },
-  aggregates: ['count', 'min', 'max'],
+  ...LIST_OPTIONS,
   defaultSort: [{ field: 'createdAt', dir: 'desc' }],
 });
 
@@ -99,8 +105,6 @@ export async function listOfComponent(
   expand: (ids: string[]) => Promise<Map<string, unknown>>,
 ): Promise<ListResult> {
   const query = parseListQuery(search);
-  const result = await runList(db.runner, resource, query, { scope: { field: 'componentId', op: 'eq', value: componentId }, debugAllowed: isAdmin(principal) });
-  if (query.fields || query.groupBy || query.distinct) return result;
-  const records = await expand(result.data.map((row) => String(row.id)));
-  return { ...result, data: result.data.map((row) => (records.get(String(row.id)) as Record<string, unknown> | undefined) ?? row) };
+  const scope = { field: 'componentId', op: 'eq', value: componentId } as const;
+  return withRecords(query, await runList(db.runner, resource, query, { scope, debugAllowed: isAdmin(principal) }), expand);
 }
