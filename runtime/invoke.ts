@@ -228,9 +228,9 @@ function mayInvoke(caller: Principal): void {
   }
 }
 
+const BEARER = /^bearer /i;
+
 function bearerToken(header: string | null): string | undefined {
-  if (!header) return undefined;
-  const space = header.indexOf(' ');
-  if (space === -1 || header.slice(0, space).toLowerCase() !== 'bearer') return undefined;
-  return header.slice(space + 1).trim() || undefined;
+  if (!header || !BEARER.test(header)) return undefined;
+  return header.slice(7).trim() || undefined;
 }

@@ -10,7 +10,9 @@
 export type Tag = 'L' | 'R' | 'V' | 'P' | 'K' | 'X' | 'S' | 'H' | 'D' | 'C' | 'k' | 'O';
 
 export function line(tag: Tag, fields: readonly number[], payload = ''): string {
-  return fields.length === 0 ? `${tag}\t${payload}` : `${tag} ${fields.join(' ')}\t${payload}`;
+  let head: string = tag;
+  for (let i = 0; i < fields.length; i++) head += ` ${fields[i]}`;
+  return `${head}\t${payload}`;
 }
 
 /** The numeric header field at `index` (0-based after the tag), or -1 when absent or malformed. */

@@ -7,6 +7,8 @@ import { Invocation, type RunRequest } from './invocation.ts';
 import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts';
 
 let runner: Promise<Runner> | undefined;
+/** The runner once compiled: calls skip a promise turn. */
+let ready: Runner | undefined;
 const live = new Map<number, Invocation>();
 
 let outbox: string[] = [];
@@ -30,8 +32,7 @@ async function run(id: number, json: string): Promise<void> {
     );
     live.set(id, inv);
     if (!runner) throw new Error('no revision loaded');
-    const run = await runner;
-    await run(inv);
+    await (ready ?? (await runner))(inv);
     out = encodeSuccess(inv);
   } catch (err) {
     outOfMemory = isOutOfMemory(err);
@@ -64,8 +65,12 @@ function platformReply(id: number, json: string): void {
 function handle(text: string): void {
   switch (text[0]) {
     case 'L': {
-      runner = compileRevision(JSON.parse(payload(text)) as CodeRevision);
-      runner.catch(() => {}); // reported per invocation
+      ready = undefined;
+      const compiling = compileRevision(JSON.parse(payload(text)) as CodeRevision);
+      runner = compiling;
+      compiling.then((r) => {
+        if (runner === compiling) ready = r;
+      }, () => {}); // a failure is reported per invocation
       break;
     }
     case 'R':

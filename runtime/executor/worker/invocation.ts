@@ -40,7 +40,8 @@ export class Invocation {
   private logBytes = 0;
   private logsTruncated = false;
   private nextCall = 1;
-  private readonly calls = new Map<number, { resolve: (r: PlatformReply) => void; reject: (e: Error) => void }>();
+  /** Pending api.platform calls; made on the first one (most components never call). */
+  private calls: Map<number, { resolve: (r: PlatformReply) => void; reject: (e: Error) => void }> | undefined;
   readonly api: ComponentApi;
 
   constructor(readonly request: RunRequest, sendPlatform: PlatformSender) {
@@ -68,12 +69,12 @@ export class Invocation {
         }
         const call = self.nextCall++;
         return new Promise<PlatformReply>((resolve, reject) => {
-          self.calls.set(call, { resolve, reject });
+          (self.calls ??= new Map()).set(call, { resolve, reject });
           try {
             sendPlatform(call, method, path, body);
           } catch (err) {
             // e.g. a body that JSON cannot represent
-            self.calls.delete(call);
+            self.calls!.delete(call);
             reject(err);
           }
         });
@@ -90,9 +91,9 @@ export class Invocation {
 
   /** Settles a pending api.platform call with the server's reply. */
   platformReply(call: number, reply: { status?: unknown; body?: unknown; error?: unknown }): void {
-    const pending = this.calls.get(call);
+    const pending = this.calls?.get(call);
     if (!pending) return;
-    this.calls.delete(call);
+    this.calls!.delete(call);
     if (typeof reply.error === 'string') pending.reject(new Error(reply.error));
     else pending.resolve({ status: typeof reply.status === 'number' ? reply.status : 502, body: reply.body });
   }

@@ -35,7 +35,7 @@ export function encodeSuccess(inv: Invocation): string {
     if (size > RESULT_LIMIT_BYTES) return failed(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
     entries.push(`{"name":${JSON.stringify(name)},"visible":true${valueJson === undefined ? '' : `,"value":${valueJson}`}}`);
   }
-  return `{"kind":"results","results":[${entries.join(',')}],"logs":${JSON.stringify(inv.logs)}}`;
+  return `{"kind":"results","results":[${entries.join(',')}],"logs":${logsJson(inv)}}`;
 }
 
 export function encodeError(inv: Invocation, err: unknown): string {
@@ -56,8 +56,10 @@ function encodeThrown(inv: Invocation, signal: ThrowSignal): string {
   }
   // Without a body (api.throw(status)) the response has none either.
   const body = bodyJson === undefined ? '' : `"body":${bodyJson},`;
-  return `{"kind":"thrown","status":${signal.status},${body}"logs":${JSON.stringify(inv.logs)}}`;
+  return `{"kind":"thrown","status":${signal.status},${body}"logs":${logsJson(inv)}}`;
 }
+
+const logsJson = (inv: Invocation): string => (inv.logs.length === 0 ? '[]' : JSON.stringify(inv.logs));
 
 function tooLarge(json: string): boolean {
   return jsonBytes(json) > RESULT_LIMIT_BYTES;
