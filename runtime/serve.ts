@@ -3,7 +3,7 @@
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/lib/log.ts';
 import type { Runtime } from './create.ts';
-import { SERVER_BODY_CAP } from './input.ts';
+import { SERVER_BODY_CAP } from '../src/http/body.ts';
 
 export function serveRuntime(runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {
   const server = Bun.serve({

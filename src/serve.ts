@@ -1,5 +1,6 @@
 // Binds the control plane to its port and handles shutdown signals.
 import type { Platform } from './platform.ts';
+import { SERVER_BODY_CAP } from './http/body.ts';
 import type { Logger } from './lib/log.ts';
 
 /** `before` runs first on shutdown (npm start stops the runtime and executor before the database). */
@@ -7,7 +8,8 @@ export async function serveControlPlane(platform: Platform, log: Logger, before:
   const server = Bun.serve({
     port: platform.config.PORT,
     hostname: '0.0.0.0',
-    maxRequestBodySize: 8 * 1024 * 1024,
+    // The 4 MiB limit is ours to enforce (413 problem+json with x-svc-oid), not Bun's.
+    maxRequestBodySize: SERVER_BODY_CAP,
     fetch: (request) => platform.app.handle(request),
   });
   if (platform.boot.generatedAdminKey) {

@@ -13,7 +13,7 @@ import { createLogger } from '../../src/lib/log.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
-import { SERVER_BODY_CAP } from '../../runtime/input.ts';
+import { SERVER_BODY_CAP } from '../../src/http/body.ts';
 
 const source: Record<string, string | undefined> = { ...process.env, PORT: '0', RUNTIME_PORT: '0' };
 let config = loadConfig(source);
@@ -29,7 +29,7 @@ log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executo
 // Bind first (port 0), then tell the parts the URLs they were bound at.
 let platform: Platform | null = null;
 let runtime: Runtime | null = null;
-const control = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: 8 * 1024 * 1024, fetch: (r) => platform!.app.handle(r) });
+const control = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => platform!.app.handle(r) });
 const edge = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => runtime!.fetch(r) });
 config = withBoundPorts(config, source, { control: control.port, runtime: edge.port });
 platform = await createPlatform(config, log, { executor });

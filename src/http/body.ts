@@ -5,6 +5,45 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 
 export const CONTROL_PLANE_BODY_LIMIT = 4 * 1024 * 1024;
 
+/**
+ * Bun.serve's own body cap for both origins, far above our limits: Bun answers a body over its cap
+ * with a bare 413 (no problem body, no x-svc-oid), so each origin enforces its limit itself and
+ * never reads past it.
+ */
+export const SERVER_BODY_CAP = 2 ** 40;
+
+/**
+ * A request body as text, refused (413) past `limit` bytes: a declared length is checked before
+ * reading, a chunked body is read up to the limit and no further.
+ */
+export async function readTextWithin(request: Request, limit: number): Promise<string> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (declared === '0' || !request.body) return '';
+  // A declared length within the limit is read whole (Bun holds the body to it).
+  const text = declared !== null ? await request.text() : await readChunked(request.body, limit);
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only long texts need counting.
+  if (text.length > limit / 3 && Buffer.byteLength(text) > limit) throw tooLarge(limit);
+  return text;
+}
+
+async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export const isJsonContentType = (contentType: string | null | undefined): boolean => {
   if (!contentType) return false;
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
@@ -19,11 +58,8 @@ export const NO_BODY: unique symbol = Symbol('no body');
  * 400 when it is malformed. Returns NO_BODY when the request carries none.
  */
 export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_LIMIT): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > limit) throw tooLarge(limit);
-  const text = await request.text();
+  const text = await readTextWithin(request, limit);
   if (text.length === 0) return NO_BODY;
-  if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json)');
   }

@@ -31,7 +31,26 @@ export const oidOf = (request: Request): string => {
   return oid;
 };
 
+const BEARER = /^bearer +(\S+) *$/i;
+
+/** The bearer token of an Authorization header; the scheme name is case-insensitive (RFC 9110 §11.1). */
+export const bearerTokenOf = (authorization: string | null | undefined): string | undefined =>
+  authorization ? BEARER.exec(authorization)?.[1] : undefined;
+
 export function httpConventions(credentials: CredentialResolver, log: HttpLogger) {
+  // One authentication per request, started by whichever comes first: the body parser (so a
+  // request without a valid credential is 401 before its body is even read) or the auth macro.
+  const principals = new WeakMap<Request, Promise<Principal>>();
+  // The token comes from @elysiajs/bearer when it recognises the header ("Bearer <token>"); its
+  // match is case-sensitive, so any other spelling of the scheme is read here.
+  const authenticated = (request: Request, fromPlugin?: string): Promise<Principal> => {
+    let principal = principals.get(request);
+    if (!principal) {
+      principal = credentials.authenticate(fromPlugin ?? bearerTokenOf(request.headers.get('authorization')));
+      principals.set(request, principal);
+    }
+    return principal;
+  };
   return new Elysia({ name: 'http-conventions' })
     // Tokens are read from the Authorization header only; a credential in a URL ends up in logs.
     .use(bearer({ extract: { header: 'Bearer', query: '\u0000', body: '\u0000' } }))
@@ -39,14 +58,16 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
       set.headers['x-svc-oid'] = oidOf(request);
     })
     .onParse({ as: 'global' }, async ({ request }) => {
+      // Every route that takes a body needs a credential.
+      await authenticated(request);
       const body = await readJsonBody(request);
       return body === NO_BODY ? undefined : body;
     })
     .onError({ as: 'global' }, ({ code, error, request }) => problemResponse(toProblem(code, error, log), oidOf(request)))
     .macro({
       auth: (requirement: AuthRequirement) => ({
-        async resolve({ bearer: token }: { bearer: string | undefined }): Promise<{ principal: Principal }> {
-          const principal = await credentials.authenticate(token);
+        async resolve({ request, bearer: token }: { request: Request; bearer: string | undefined }): Promise<{ principal: Principal }> {
+          const principal = await authenticated(request, token);
           if ((requirement.platformAccess ?? true) && !principal.platformAccess) {
             throw new ProblemError(403, 'PLATFORM_ACCESS_DISABLED', 'Platform access is disabled for this principal');
           }

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
-import { SERVER_BODY_CAP } from '../../runtime/input.ts';
+import { SERVER_BODY_CAP } from '../../src/http/body.ts';
 import { ADMIN_KEY } from './platform.ts';
 
 export interface Stack {
@@ -36,7 +36,7 @@ export async function startStack(env: Record<string, string> = {}, options: { po
   // Bind first (port 0), then derive the URLs the parts are told about.
   let platform: Platform | null = null;
   let runtime: Runtime | null = null;
-  const control = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => platform!.app.handle(r) });
+  const control = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => platform!.app.handle(r) });
   const edge = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => runtime!.fetch(r) });
   config = withBoundPorts(config, source, { control: control.port, runtime: edge.port });
   platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });

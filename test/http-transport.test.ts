@@ -1,0 +1,82 @@
+// The control plane over real sockets: who is asked first (the credential, before the body),
+// the bearer scheme's spelling, and limits enforced by us at any size (problem+json, never Bun's
+// bare 413 or 431).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { ADMIN_KEY } from './helpers/platform.ts';
+import { startStack, type Stack } from './helpers/stack.ts';
+
+let s: Stack;
+beforeAll(async () => {
+  s = await startStack();
+});
+afterAll(() => s.close());
+
+const expectProblem = async (r: Response, status: number, code: string) => {
+  expect(r.status).toBe(status);
+  expect(r.headers.get('content-type')).toBe('application/problem+json');
+  const oid = r.headers.get('x-svc-oid');
+  expect(oid).toBeTruthy();
+  expect(await r.json()).toMatchObject({ status, code, oid });
+};
+
+describe('the credential is checked before the body', () => {
+  test('no or a wrong credential with a malformed, non-JSON or oversized body → 401', async () => {
+    const url = `${s.baseUrl}/api/v1/users`;
+    await expectProblem(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' }), 401, 'UNAUTHORIZED');
+    const wrong = { authorization: 'Bearer sk-wrong-key-000000000000000000000000000' };
+    await expectProblem(await fetch(url, { method: 'POST', headers: { ...wrong, 'content-type': 'application/json' }, body: '{bad' }), 401, 'UNAUTHORIZED');
+    await expectProblem(await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 401, 'UNAUTHORIZED');
+    const big = JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024) });
+    await expectProblem(await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }), 401, 'UNAUTHORIZED');
+  });
+
+  test('with a valid credential the same bodies are judged as bodies', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+    const url = `${s.baseUrl}/api/v1/users`;
+    await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{bad' }), 400, 'MALFORMED_JSON');
+    await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('bearer scheme', () => {
+  test('the scheme name is case-insensitive', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      const r = await fetch(`${s.baseUrl}/api/v1/me`, { headers: { authorization: `${scheme} ${ADMIN_KEY}` } });
+      expect(r.status).toBe(200);
+    }
+    await expectProblem(await fetch(`${s.baseUrl}/api/v1/me`, { headers: { authorization: `Basic ${ADMIN_KEY}` } }), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('limits at any size', () => {
+  test('a body far over 4 MiB (declared or chunked) → 413 problem+json with x-svc-oid', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    const huge = JSON.stringify({ name: 'w', pad: 'x'.repeat(9 * 1024 * 1024) });
+    await expectProblem(await fetch(`${s.baseUrl}/api/v1/workspaces`, { method: 'POST', headers: auth, body: huge }), 413, 'PAYLOAD_TOO_LARGE');
+    const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 6) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    await expectProblem(await fetch(`${s.baseUrl}/api/v1/workspaces`, { method: 'POST', headers: auth, body: stream }), 413, 'PAYLOAD_TOO_LARGE');
+    // Nothing was created by either.
+    const list = await s.api('GET', '/api/v1/workspaces');
+    expect(list.body.data.map((w: { name: string }) => w.name)).not.toContain('w');
+  });
+
+  test('a 1000-value bracket-style `in` list fits in the request line (npm test runs Bun with --max-http-header-size)', async () => {
+    const created = await s.api('POST', '/api/v1/agents', { name: 'needle' });
+    expect(created.status).toBe(201);
+    const values = Array.from({ length: 1000 }, (_, i) => `filter%5Bvalue%5D%5B${i}%5D=name-${String(i).padStart(4, '0')}`);
+    values[500] = 'filter%5Bvalue%5D%5B500%5D=needle';
+    const query = `filter%5Bfield%5D=name&filter%5Bop%5D=in&${values.join('&')}`;
+    expect(query.length).toBeGreaterThan(30_000);
+    const r = await fetch(`${s.baseUrl}/api/v1/agents?${query}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { data: { id: string }[] };
+    expect(body.data.map((a) => a.id)).toEqual([created.body.id]);
+  });
+});
