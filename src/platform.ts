@@ -89,7 +89,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   });
 
   const accounts = new AccountService({ principals, workspaces, groups, credentials });
-  const agents = new AgentService({ agents: new AgentStore(db), principals, groups, enabledModels: config.ENABLED_MODELS });
+  const agents = new AgentService({ agents: new AgentStore(db), principals, groups, workspaces, enabledModels: config.ENABLED_MODELS });
   const componentDeps = {
     db,
     publisher: indexPublisher,

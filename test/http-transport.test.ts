@@ -80,3 +80,23 @@ describe('limits at any size', () => {
     expect(body.data.map((a) => a.id)).toEqual([created.body.id]);
   });
 });
+
+describe('the workspace of a new resource', () => {
+  test('an instance admin naming a workspace that does not exist → 404, nothing created', async () => {
+    const ghost = '00000000-0000-4000-8000-00000000dead';
+    const component = { name: 'c', kind: 'lowcode', elements: [{ name: 'out', code: 'return 1;' }] };
+    const bodies: [string, Record<string, unknown>][] = [
+      ['/api/v1/agents', { name: 'ghost-agent' }],
+      ['/api/v1/components', component],
+      ['/api/v1/endpoints', { name: 'ghost-endpoint', method: 'GET', path: '/ghost', staticResponse: { status: 200 } }],
+    ];
+    for (const [path, body] of bodies) {
+      const r = await s.api('POST', path, { ...body, workspaceId: ghost });
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ code: 'NOT_FOUND', detail: 'Workspace not found' });
+      const list = await s.api('GET', `${path}?filter=${encodeURIComponent(JSON.stringify({ field: 'workspaceId', op: 'eq', value: ghost }))}`);
+      expect(list.status).toBe(200);
+      expect(list.body.data).toEqual([]);
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { ProblemError, notFound, type Violation } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
 import { ifMatchAccepts } from '../http/etag.ts';
 import { inWorkspace, isAdmin } from '../auth/roles.ts';
+import { creationWorkspace, type WorkspaceStore } from '../auth/workspaces.ts';
 import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
 import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
 import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';
@@ -16,6 +17,7 @@ export interface AgentServiceDeps {
   agents: AgentStore;
   principals: PrincipalStore;
   groups: GroupStore;
+  workspaces: WorkspaceStore;
   enabledModels: readonly string[];
 }
 
@@ -27,9 +29,7 @@ export class AgentService {
 
   async create(principal: Principal, rawBody: unknown): Promise<AgentRecord> {
     const body = validBody(rawBody, agentCreateValidator, (b) => this.rules(b));
-    const workspaceId = body.workspaceId ?? principal.workspaceIds[0];
-    if (!workspaceId) throw new ProblemError(422, 'VALIDATION_FAILED', 'The caller belongs to no workspace; give workspaceId', { errors: [{ pointer: '/workspaceId', message: 'Required: the caller has no workspace' }] });
-    if (!inWorkspace(principal, workspaceId)) throw notFound('Workspace');
+    const workspaceId = await creationWorkspace(this.deps.workspaces, principal, body.workspaceId);
     if (!isAdmin(principal) && !principal.roles.includes('AGENT_ADMIN')) {
       throw new ProblemError(403, 'FORBIDDEN', 'Creating agents needs AGENT_ADMIN or INSTANCE_ADMIN');
     }

@@ -2,7 +2,8 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../db/index.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { ProblemError } from '../http/problem.ts';
+import { ProblemError, notFound } from '../http/problem.ts';
+import { inWorkspace, type Principal } from './roles.ts';
 
 export interface Workspace {
   id: string;
@@ -56,4 +57,20 @@ export class WorkspaceStore {
     );
     return (await this.byName(DEFAULT_WORKSPACE))!;
   }
+}
+
+/**
+ * The workspace a new resource goes into (DESIGN §2): the one given, or the caller's first. It must
+ * be visible to the caller and exist, else 404 (an instance admin sees every workspace, so only
+ * existence is left to check); a caller in no workspace must name one (422).
+ */
+export async function creationWorkspace(store: WorkspaceStore, principal: Principal, requested: string | undefined): Promise<string> {
+  const workspaceId = requested ?? principal.workspaceIds[0];
+  if (!workspaceId) {
+    throw new ProblemError(422, 'VALIDATION_FAILED', 'The caller belongs to no workspace; give workspaceId', {
+      errors: [{ pointer: '/workspaceId', message: 'Required: the caller has no workspace' }],
+    });
+  }
+  if (!inWorkspace(principal, workspaceId) || (await store.missing([workspaceId])).length > 0) throw notFound('Workspace');
+  return workspaceId;
 }

@@ -3,6 +3,7 @@
 // something depends on it, and the revision history.
 import type { Database, Orm } from '../db/index.ts';
 import { inWorkspace, isAdmin, type Principal } from '../auth/roles.ts';
+import { creationWorkspace, WorkspaceStore } from '../auth/workspaces.ts';
 import { ProblemError, notFound } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
@@ -51,13 +52,7 @@ export class ComponentService {
   async create(principal: Principal, rawBody: unknown): Promise<ComponentView> {
     assertCanWrite(principal);
     const body = validBody(rawBody, validators.create, createRuleViolations);
-    const workspaceId = body.workspaceId ?? principal.workspaceIds[0];
-    if (!workspaceId) {
-      throw new ProblemError(422, 'VALIDATION_FAILED', 'The caller belongs to no workspace; give workspaceId', {
-        errors: [{ pointer: '/workspaceId', message: 'Required: the caller has no workspace' }],
-      });
-    }
-    if (!inWorkspace(principal, workspaceId)) throw notFound('Workspace');
+    const workspaceId = await creationWorkspace(new WorkspaceStore(this.deps.db), principal, body.workspaceId);
     const content = contentFromCreate(body);
     const compiled = assertSourceValid(content);
 

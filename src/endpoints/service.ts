@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import { ifMatchAccepts } from '../http/etag.ts';
 import { inWorkspace, type Principal } from '../auth/roles.ts';
+import { creationWorkspace, WorkspaceStore } from '../auth/workspaces.ts';
 import { recordChange } from '../audit/record.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { validBody } from '../http/body.ts';
@@ -35,8 +36,7 @@ export class EndpointService {
 
   async create(principal: Principal, rawBody: unknown): Promise<EndpointRecord> {
     const body = validBody(rawBody, validators.create, (b) => pathRule(b));
-    const workspaceId = body.workspaceId ?? principal.workspaceIds[0];
-    if (!workspaceId || !inWorkspace(principal, workspaceId)) throw notFound('Workspace');
+    const workspaceId = await creationWorkspace(new WorkspaceStore(this.deps.db), principal, body.workspaceId);
     const now = new Date();
     const { workspaceId: _w, ...fields } = body;
     const record: EndpointRecord = {
