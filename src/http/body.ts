@@ -109,7 +109,9 @@ export function validBody<T>(body: unknown, validator: Validator<T>, rules?: (va
     throw new ProblemError(400, 'BAD_REQUEST', 'A JSON request body is required');
   }
   const schemaOk = validator.check(body);
-  const violations = [...(schemaOk ? [] : validator.violations(body)), ...(rules ? rules(body) : [])];
+  // One violation per pointer: where a rule restates what the schema already found, the schema's stays.
+  const seen = new Set<string>();
+  const violations = [...(schemaOk ? [] : validator.violations(body)), ...(rules ? rules(body) : [])].filter((v) => !seen.has(v.pointer) && seen.add(v.pointer));
   if (violations.length === 0) return body as T;
   // A single distinctive rule (e.g. a reserved metadata key) names the problem; anything mixed stays generic.
   const codes = new Set(violations.map((v) => v.code ?? 'VALIDATION_FAILED'));

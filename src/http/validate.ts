@@ -1,7 +1,8 @@
 // Compiled TypeBox validators that report every violation as a JSON pointer (DESIGN §3).
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TSchema, TUnion } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
 import { FormatRegistry } from '@sinclair/typebox';
 import { ProblemError, type Violation } from './problem.ts';
 
@@ -38,19 +39,83 @@ export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
     check: (value): value is Static<S> => compiled.Check(value),
     violations(value, prefix = '') {
       const out: Violation[] = [];
-      const seen = new Set<string>();
-      for (const error of compiled.Errors(value)) {
-        // A missing required property is also reported as "expected <type>" at the same
-        // pointer; keep the first (most telling) message per pointer.
-        const pointer = prefix + error.path;
-        if (seen.has(pointer)) continue;
-        seen.add(pointer);
-        out.push({ pointer, message: messageFor(error.type, error.message, error.schema) });
-        if (out.length >= 100) break;
-      }
+      explain(compiled.Errors(value), prefix, out, new Set());
       return out;
     },
   };
+}
+
+const MAX_VIOLATIONS = 100;
+
+/**
+ * Adds each error as a violation, keeping the first (most telling) message per pointer: a missing
+ * required property is also reported as "expected <type>" at the same pointer. A value that fits
+ * no branch of a union is explained by the branch it was meant for, so the pointer names the
+ * offending property (`/guard/schema`), not the union (`/guard`).
+ */
+function explain(errors: Iterable<ValueError>, prefix: string, out: Violation[], seen: Set<string>): void {
+  for (const error of errors) {
+    if (out.length >= MAX_VIOLATIONS) return;
+    const pointer = prefix + error.path;
+    if (error.type === ValueErrorType.Union && !Array.isArray((error.schema as { enum?: unknown }).enum)) {
+      const meant = intendedBranch((error.schema as TUnion).anyOf ?? [], error.value);
+      if (meant) {
+        const before = out.length;
+        if ('discriminator' in meant) push(out, seen, `${pointer}/${escapePointer(meant.discriminator)}`, `Expected one of: ${meant.allowed.join(', ')}`);
+        else explain(Value.Errors(meant, error.value), pointer, out, seen);
+        if (out.length > before) continue;
+      }
+    }
+    push(out, seen, pointer, messageFor(error.type, error.message, error.schema));
+  }
+}
+
+function push(out: Violation[], seen: Set<string>, pointer: string, message: string): void {
+  if (seen.has(pointer)) return;
+  seen.add(pointer);
+  out.push({ pointer, message });
+}
+
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * The union branch a value was meant for: `null` aside, the only branch left; for objects the
+ * branch whose literal tag (e.g. `type: "inline"`) the value carries, or, when it carries a tag
+ * no branch has, that tag itself; else the branch with the fewest errors.
+ */
+function intendedBranch(branches: TSchema[], value: unknown): TSchema | { discriminator: string; allowed: unknown[] } | null {
+  const candidates = value === null ? branches : branches.filter((b) => b.type !== 'null');
+  if (candidates.length === 0) return null;
+  if (candidates.length === 1) return candidates[0]!;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const tags = candidates.map((b) => literalProperties(b));
+    const key = Object.keys(tags[0] ?? {}).find((k) => tags.every((t) => k in t));
+    if (key !== undefined) {
+      const tag = (value as Record<string, unknown>)[key];
+      const index = tags.findIndex((t) => t[key] === tag);
+      return index === -1 ? { discriminator: key, allowed: tags.map((t) => t[key]) } : candidates[index]!;
+    }
+  }
+  let best: TSchema | null = null;
+  let fewest = Infinity;
+  for (const branch of candidates) {
+    let n = 0;
+    for (const _ of Value.Errors(branch, value)) if (++n >= fewest) break;
+    if (n < fewest) {
+      fewest = n;
+      best = branch;
+    }
+  }
+  return best;
+}
+
+/** An object schema's properties that are a single literal (`const`). */
+function literalProperties(schema: TSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties;
+  if (schema.type !== 'object' || !properties) return out;
+  for (const [key, property] of Object.entries(properties)) if ('const' in property) out[key] = property.const;
+  return out;
 }
 
 function messageFor(type: ValueErrorType, fallback: string, schema: TSchema): string {

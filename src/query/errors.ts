@@ -41,7 +41,9 @@ export class Issues {
       return work();
     } catch (error) {
       if (error instanceof QueryIssue) {
-        if (this.list.length < LIMITS.violations) this.list.push({ pointer: error.pointer, message: error.message });
+        // Two sections can trip over the same thing (e.g. a groupBy field is also a sort key).
+        const repeated = this.list.some((v) => v.pointer === error.pointer && v.message === error.message);
+        if (!repeated && this.list.length < LIMITS.violations) this.list.push({ pointer: error.pointer, message: error.message });
         return undefined;
       }
       throw error;

@@ -45,7 +45,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       ['/a/*', 'Wildcards'],
       ['/a/:x/:x', 'used twice'],
       ['/a/:9x', 'a name is'],
-      ['/x'.repeat(1025), 'at most 2048'],
+      ['/x'.repeat(1025), '2048'],
       ['no-slash', ''],
       ['/api/v1/agents', 'reserved'],
     ])('path %s → 422 at /path', async (path, message) => {
