@@ -46,4 +46,14 @@ test('an unknown componentDigest is refused at create and PATCH with 422 UNKNOWN
   const patched = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { body: { componentDigest: bogus } });
   expect(patched.status).toBe(422);
   expect(patched.body.code).toBe('UNKNOWN_DIGEST');
+  // A digest that is not even well formed names no revision either.
+  for (const digest of ['sha256:abc', 'sha256:deadbeef', 'md5:0']) {
+    const malformed = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { body: { componentDigest: digest } });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/componentDigest' }] });
+  }
+  const guarded = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { body: { guard: { type: 'component', componentId: c.body.id, componentDigest: 'sha256:00' } } });
+  expect(guarded.status).toBe(422);
+  expect(guarded.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/guard/componentDigest' }] });
+  expect((await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${ok.body.id}`)).body.componentDigest ?? null).toBeNull();
 });
