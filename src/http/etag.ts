@@ -2,11 +2,14 @@
 
 export const etagOf = (version: number) => `"${version}"`;
 
-/** `If-Match: "3"`, `W/"3"`, a list of them, or `*`. */
+/**
+ * `If-Match: "3"`, a list of tags, or `*`. If-Match compares strongly (RFC 9110 §13.1.1): a weak
+ * tag (`W/"3"`) never matches.
+ */
 export function ifMatchAccepts(header: string, version: number): boolean {
   const wanted = etagOf(version);
   return header
     .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .map((tag) => tag.trim())
     .some((tag) => tag === '*' || tag === wanted);
 }

@@ -233,7 +233,10 @@ describe('PATCH and revisions', () => {
     const wrongTag = await patch(c.id, { name: 'v2' }, compAdmin.key, { 'if-match': '"0"' });
     expect(wrongTag.status).toBe(412);
     expect(wrongTag.body).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 1 });
-    const ok = await patch(c.id, { name: 'v2', version: 1 }, compAdmin.key, { 'if-match': 'W/"1"' });
+    // If-Match compares strongly: a weak tag of the current version does not match.
+    const weak = await patch(c.id, { name: 'v2' }, compAdmin.key, { 'if-match': 'W/"1"' });
+    expect(weak.status).toBe(412);
+    const ok = await patch(c.id, { name: 'v2', version: 1 }, compAdmin.key, { 'if-match': '"7", "1"' });
     expect(ok.body).toMatchObject({ name: 'v2', version: 2 });
   });
 
