@@ -1,5 +1,6 @@
 // Optimistic locking of components, with the agents' rules (DESIGN §4): `version` in the body
 // (409 VERSION_CONFLICT) and `If-Match: "<version>"` (412), both carrying `currentVersion`.
+import { ifMatchAccepts } from '../http/etag.ts';
 import { ProblemError } from '../http/problem.ts';
 
 export const versionConflict = (currentVersion: number) =>
@@ -7,15 +8,6 @@ export const versionConflict = (currentVersion: number) =>
 
 export const preconditionFailed = (currentVersion: number) =>
   new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${currentVersion}`, { extra: { currentVersion } });
-
-/** `If-Match: "3"`, `W/"3"`, a list of them, or `*`. */
-export function ifMatchAccepts(header: string, version: number): boolean {
-  const wanted = `"${version}"`;
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === wanted);
-}
 
 /** Throws 412 / 409 when the caller's precondition names another version. */
 export function assertPreconditions(current: number, ifMatch: string | null, bodyVersion: number | undefined): void {
