@@ -56,7 +56,7 @@ export const ApiKeyCreate = Type.Object(
   {
     principalId: Type.Optional(Uuid),
     name: Name,
-    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; omitted: never expires' })),
+    expiresAt: Type.Optional(Type.String({ format: 'date-or-date-time', maxLength: 64, description: 'ISO 8601 date-time, or a date (midnight UTC); omitted: never expires' })),
   },
   { additionalProperties: false, $id: 'ApiKeyCreate' },
 );

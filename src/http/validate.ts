@@ -20,6 +20,10 @@ if (!FormatRegistry.Has('uri')) {
 if (!FormatRegistry.Has('date-time')) {
   FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
 }
+// A calendar date (YYYY-MM-DD, midnight UTC) or a date-time: what "ISO 8601" covers in DESIGN.
+if (!FormatRegistry.Has('date-or-date-time')) {
+  FormatRegistry.Set('date-or-date-time', (v) => (DATE_TIME.test(v) || /^\d{4}-\d{2}-\d{2}$/.test(v)) && !Number.isNaN(Date.parse(v)));
+}
 // `markdown` only documents intent: any string is markdown.
 if (!FormatRegistry.Has('markdown')) FormatRegistry.Set('markdown', () => true);
 

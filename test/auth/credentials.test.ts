@@ -69,6 +69,20 @@ describe('API keys', () => {
     expect((await me(created.body.key)).status).toBe(401);
   });
 
+  test('expiresAt takes an ISO 8601 date (midnight UTC) or date-time; anything else or a past one → 422', async () => {
+    const dated = await p.json<{ key: string; expiresAt: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'dated', expiresAt: '2099-01-31' } });
+    expect(dated.status).toBe(201);
+    expect(dated.body.expiresAt).toBe('2099-01-31T00:00:00.000Z');
+    expect((await me(dated.body.key)).status).toBe(200);
+    const offset = await p.json<{ expiresAt: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'offset', expiresAt: '2099-01-31T02:00:00+02:00' } });
+    expect(offset.body.expiresAt).toBe('2099-01-31T00:00:00.000Z');
+    for (const expiresAt of ['2099-13-01', '31/01/2099', 'tomorrow', '2001-01-01']) {
+      const r = await p.json<{ errors: { pointer: string }[] }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'bad', expiresAt } });
+      expect(r.status).toBe(422);
+      expect(r.body.errors[0]!.pointer).toBe('/expiresAt');
+    }
+  });
+
   test('a key is stored only as its SHA-256 digest', async () => {
     const created = await p.json<{ key: string; id: string }>('POST', '/api/v1/api-keys', { body: { name: 'mine' } });
     const rows = await p.db.read((q) => q.select().from(p.db.t.apiKeys));
