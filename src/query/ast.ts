@@ -24,6 +24,8 @@ export interface Predicate {
   /** Raw value: absent for value-less ops; strings when it came bracket-style. Coerced at compile. */
   value: unknown;
   at: string;
+  /** The value came bracket-style: every leaf is a string, whatever the client meant. */
+  bracket?: boolean;
 }
 
 export interface SortEntry {

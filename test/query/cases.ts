@@ -98,6 +98,11 @@ export const THING_CASES: Case[] = [
   { name: 'sort object form', resource: 'things', q: `sort=${j({ active: 'DESC', name: 'ASC' })}`, pick: 'name', expect: ['gamma', 'alpha', 'delta_x', 'zeta', 'Beta', 'epsilon'] },
   { name: 'sort by JSON path', resource: 'things', q: 'sort=meta.color,name', pick: 'name', expect: ['Beta', 'zeta', 'alpha', 'delta_x', 'epsilon', 'gamma'] },
   { name: 'sort by JSON path: numbers numerically, then the rest by text', resource: 'things', q: 'sort=meta.size,name', pick: 'name', expect: ['alpha', 'Beta', 'delta_x', 'epsilon', 'gamma', 'zeta'] },
+  // Bracket-style values are strings; on a JSON path a numeric one orders as the number it spells,
+  // as the same filter in JSON form does (one tree either way).
+  { name: 'bracket-style gt on a JSON path compares numbers, as the JSON form does', resource: 'things', q: 'filter[field]=meta.size&filter[op]=gt&filter[value]=5&sort=name', pick: 'name', expect: ['Beta'] },
+  { name: 'bracket-style between on a JSON path compares numbers', resource: 'things', q: 'filter[field]=meta.size&filter[op]=between&filter[value][0]=2&filter[value][1]=4', pick: 'name', expect: ['alpha'] },
+  { name: 'bracket-style eq on a JSON path still matches number and string alike', resource: 'things', q: 'filter[field]=meta.size&filter[op]=eq&filter[value]=3&sort=name', pick: 'name', expect: ['alpha', 'delta_x'] },
   { name: 'sort bracket entries', resource: 'things', q: 'sort[0][field]=score&sort[0][dir]=desc', pick: 'name', expect: ['gamma', 'delta_x', 'zeta', 'alpha', 'epsilon', 'Beta'] },
   { name: 'limit, offset and hasMore', resource: 'things', q: 'limit=2&offset=1&count=true', pick: 'name', expect: ['alpha', 'delta_x'], meta: { limit: 2, offset: 1, hasMore: true, count: 6 } },
   { name: 'last page has no more', resource: 'things', q: 'limit=2&offset=4', pick: 'name', expect: ['gamma', 'zeta'], meta: { hasMore: false } },

@@ -7,9 +7,9 @@ import { LIMITS } from '../../src/query/limits.ts';
 import { parseListQuery } from '../../src/query/parse/index.ts';
 import { j } from './matrix.ts';
 
-/** The tree without pointers (which name where a part came from, not what it means). */
+/** The tree without pointers and encoding marks (which say where a part came from, not what it means). */
 export function meaning(query: ListQuery): unknown {
-  return JSON.parse(JSON.stringify(query, (key, value: unknown) => (key === 'at' ? undefined : value)));
+  return JSON.parse(JSON.stringify(query, (key, value: unknown) => (key === 'at' || key === 'bracket' ? undefined : value)));
 }
 
 function problem(query: string): ProblemError {
@@ -64,6 +64,11 @@ describe('encodings', () => {
       'filter%5Band%5D%5B0%5D%5Bfield%5D=type&filter%5Band%5D%5B0%5D%5Bop%5D=in&filter%5Band%5D%5B0%5D%5Bvalue%5D%5B0%5D=a&filter%5Band%5D%5B0%5D%5Bvalue%5D%5B1%5D=b' +
         '&filter[and][1][not][field]=seq&filter[and][1][not][op]=gt&filter[and][1][not][value]=5&filter[and][2][or][0][field]=tickIndex&filter[and][2][or][0][op]=isNull',
     );
+  });
+
+  test('predicates from brackets are marked (their values are strings whatever was meant), JSON ones not', () => {
+    expect(parseListQuery('filter[field]=seq&filter[op]=gt&filter[value]=5').filter).toMatchObject({ kind: 'pred', value: '5', bracket: true });
+    expect(parseListQuery(`filter=${j({ field: 'seq', op: 'gt', value: '5' })}`).filter).not.toHaveProperty('bracket');
   });
 
   test('bracket values are never comma-split', () => {

@@ -17,6 +17,9 @@ const COMPARE: Partial<Record<Operator, SQL>> = {
   lte: sql` <= `,
 };
 
+/** A JSON number literal, as text. */
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
@@ -31,8 +34,11 @@ export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL
   const elements = () => list(value).map((v, i) => coerceElement(x.items, v, at(vp, i)));
   // A JSON path ordered against JSON numbers (gt, gte, lt, lte, between) compares numerically: text
   // order would put 10 before 5. Equality and membership compare text, so 3 matches 3 and "3".
-  const numeric = (values: unknown[]) => x.number !== undefined && values.length > 0 && values.every((v) => typeof v === 'number' && Number.isFinite(v));
-  const number = (v: unknown) => dialect.bind('number', v as number);
+  // Bracket-style values are all strings; for a JSON path (no declared type to coerce to) a
+  // numeric-looking one is the number it spells, so both encodings give one tree (DESIGN §6).
+  const spelled = (v: unknown) => (pred.bracket && x.number !== undefined && typeof v === 'string' && NUMBER_TEXT.test(v) ? Number(v) : v);
+  const numeric = (values: unknown[]) => x.number !== undefined && values.length > 0 && values.map(spelled).every((v) => typeof v === 'number' && Number.isFinite(v));
+  const number = (v: unknown) => dialect.bind('number', spelled(v) as number);
 
   switch (op) {
     case 'eq':

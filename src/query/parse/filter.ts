@@ -15,11 +15,11 @@ export function parseFilter(raw: unknown, pointer: string, budget: Budget): Filt
     if (!looksLikeJson(value)) fail(pointer, 'expected a JSON object or bracket-style filter[...] parameters');
     value = parseJson(value, pointer);
   }
-  return parseNode(value, pointer, 1, budget);
+  return parseNode(value, pointer, 1, budget, typeof raw !== 'string');
 }
 
-/** Parses one node at `depth` (the root is depth 1). */
-export function parseNode(value: unknown, pointer: string, depth: number, budget: Budget): FilterNode {
+/** Parses one node at `depth` (the root is depth 1); `bracket` marks values that came bracket-style (strings). */
+export function parseNode(value: unknown, pointer: string, depth: number, budget: Budget, bracket = false): FilterNode {
   if (depth > LIMITS.depth) fail(pointer, `the filter is nested deeper than ${LIMITS.depth} levels`);
   if (!isObject(value)) fail(pointer, 'expected a group ({and|or: [...]}, {not: ...}) or a predicate ({field, op, value})');
   for (const kind of ['and', 'or'] as const) {
@@ -29,16 +29,16 @@ export function parseNode(value: unknown, pointer: string, depth: number, budget
     const p = at(pointer, kind);
     if (!Array.isArray(list)) fail(p, 'expected a list of nodes');
     if (list.length === 0) fail(p, 'a group needs at least one node');
-    return { kind, nodes: list.map((node, i) => parseNode(node, at(p, i), depth + 1, budget)), at: pointer };
+    return { kind, nodes: list.map((node, i) => parseNode(node, at(p, i), depth + 1, budget, bracket)), at: pointer };
   }
   if (Object.hasOwn(value, 'not')) {
     onlyKeys(value, ['not'], pointer);
-    return { kind: 'not', node: parseNode(value.not, at(pointer, 'not'), depth + 1, budget), at: pointer };
+    return { kind: 'not', node: parseNode(value.not, at(pointer, 'not'), depth + 1, budget, bracket), at: pointer };
   }
-  return parsePredicate(value, pointer, budget);
+  return parsePredicate(value, pointer, budget, bracket);
 }
 
-function parsePredicate(value: Record<string, unknown>, pointer: string, budget: Budget): FilterNode {
+function parsePredicate(value: Record<string, unknown>, pointer: string, budget: Budget, bracket: boolean): FilterNode {
   onlyKeys(value, ['field', 'op', 'value'], pointer);
   if (++budget.predicates > LIMITS.predicates) fail(pointer, `the query has more than ${LIMITS.predicates} predicates`);
   const field = expectName(value.field, at(pointer, 'field'), 'a field name');
@@ -74,7 +74,7 @@ function parsePredicate(value: Record<string, unknown>, pointer: string, budget:
       spendValues(budget, 1, p);
       break;
   }
-  return { kind: 'pred', field, op, value: v, at: pointer };
+  return bracket ? { kind: 'pred', field, op, value: v, at: pointer, bracket } : { kind: 'pred', field, op, value: v, at: pointer };
 }
 
 function scalar(v: unknown, pointer: string, op: string): void {
