@@ -10,7 +10,7 @@ import type { AccountService } from './accounts/service.ts';
 import type { AgentService } from './agents/service.ts';
 import type { AgentLister } from './agents/list.ts';
 import type { JwtService } from './auth/jwt.ts';
-import type { WorkspaceStore } from './auth/workspaces.ts';
+import type { AccountLister } from './accounts/list.ts';
 import { endpointRoutes, type EndpointRouteDeps } from './endpoints/routes.ts';
 import { componentRoutes, type ComponentService, type DeploymentService } from './components/index.ts';
 import { runRoutes } from './runs/routes.ts';
@@ -22,7 +22,7 @@ export const API_VERSION = '1.3.0';
 export interface ControlPlaneDeps {
   credentials: CredentialResolver;
   jwt: JwtService;
-  workspaces: WorkspaceStore;
+  accountLister: AccountLister;
   accounts: AccountService;
   agents: AgentService;
   agentLister: AgentLister;
@@ -68,7 +68,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
     })
     .group('/api/v1', (api) =>
       api
-        .use(accountRoutes(conventions, { accounts: deps.accounts, jwt: deps.jwt, workspaces: deps.workspaces }))
+        .use(accountRoutes(conventions, { accounts: deps.accounts, jwt: deps.jwt, lister: deps.accountLister }))
         .use(runRoutes(conventions, deps.runs))
         .use(agentRoutes(conventions, deps.agents, deps.agentLister))
         .use(componentRoutes(conventions, { components: deps.components, deployments: deps.deployments }))

@@ -10,6 +10,7 @@ import { createJwtService, type JwtService } from './auth/jwt.ts';
 import { AccountService } from './accounts/service.ts';
 import { AgentStore } from './agents/store.ts';
 import { AgentService } from './agents/service.ts';
+import { AccountLister } from './accounts/list.ts';
 import { AgentLister } from './agents/list.ts';
 import { bootstrap, jwtSecret, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
@@ -104,8 +105,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const app = createControlPlaneApp({
     credentials,
     jwt,
-    workspaces,
     accounts,
+    accountLister: new AccountLister(db),
     agents,
     agentLister: new AgentLister(db),
     components,

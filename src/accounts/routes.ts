@@ -3,8 +3,7 @@ import { Elysia } from 'elysia';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 import type { JwtService } from '../auth/jwt.ts';
-import type { WorkspaceStore } from '../auth/workspaces.ts';
-import { isAdmin } from '../auth/roles.ts';
+import type { AccountLister } from './list.ts';
 import { validBody, NO_BODY } from '../http/body.ts';
 import { principalJson, keyJson } from './json.ts';
 import type { AccountService } from './service.ts';
@@ -16,9 +15,9 @@ const credentialOnly = { auth: { roles: [] as const, platformAccess: false } };
 
 export function accountRoutes(
   conventions: ReturnType<typeof httpConventions>,
-  deps: { accounts: AccountService; jwt: JwtService; workspaces: WorkspaceStore },
+  deps: { accounts: AccountService; jwt: JwtService; lister: AccountLister },
 ) {
-  const { accounts, jwt, workspaces } = deps;
+  const { accounts, jwt, lister } = deps;
   return new Elysia({ name: 'account-routes' })
     .use(conventions)
     .post('/users', async ({ body, set }) => {
@@ -42,9 +41,10 @@ export function accountRoutes(
       set.status = 201;
       return { ...keyJson(created), key: created.key };
     }, { ...anyPrincipal, ...operation({ summary: 'Create an API key (shown once)', tag: 'Accounts', body: ApiKeyCreate, responses: { 201: 'The key, with its secret' } }) })
-    .get('/api-keys', async ({ query, principal }) => ({
-      data: (await accounts.listKeys(principal, typeof query.principalId === 'string' ? query.principalId : undefined)).map(keyJson),
-    }), { ...anyPrincipal, ...operation({ summary: 'List active API keys (own, or any principal for INSTANCE_ADMIN)', tag: 'Accounts' }) })
+    .get('/api-keys', ({ query, principal, request }) => {
+      const target = accounts.keyOwnerFor(principal, typeof query.principalId === 'string' ? query.principalId : undefined);
+      return lister.apiKeys(principal, target, new URL(request.url).search);
+    }, { ...anyPrincipal, ...operation({ summary: 'List active API keys (own, or any principal\'s for INSTANCE_ADMIN; list engine)', tag: 'Accounts' }) })
     .delete('/api-keys/:id', async ({ params, principal, set }) => {
       await accounts.revokeKey(principal, params.id);
       set.status = 204;
@@ -54,9 +54,10 @@ export function accountRoutes(
       set.status = 201;
       return { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
     }, { ...admin, ...operation({ summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: 'The workspace' } }) })
-    .get('/workspaces', async ({ principal }) => ({
-      data: (await workspaces.list(isAdmin(principal) ? undefined : principal.workspaceIds)).map((w) => ({ id: w.id, name: w.name, createdAt: w.createdAt.toISOString() })),
-    }), { ...anyPrincipal, ...operation({ summary: 'List visible workspaces', tag: 'Accounts' }) })
+    .get('/workspaces', ({ principal, request }) => lister.workspaces(principal, new URL(request.url).search), {
+      ...anyPrincipal,
+      ...operation({ summary: 'List visible workspaces (list engine)', tag: 'Accounts' }),
+    })
     .post('/groups', async ({ body, set }) => {
       const g = await accounts.createGroup(body);
       set.status = 201;

@@ -82,10 +82,11 @@ export class AccountService {
     return this.deps.principals.createKey(principalId, body.name, expiresAt);
   }
 
-  async listKeys(caller: Principal, principalId: string | undefined): Promise<StoredKey[]> {
+  /** Whose keys the caller may list: its own, or anyone's for INSTANCE_ADMIN. */
+  keyOwnerFor(caller: Principal, principalId: string | undefined): string {
     const target = principalId ?? caller.id;
     if (target !== caller.id && !isAdmin(caller)) throw forbidden('Only INSTANCE_ADMIN may list keys of another principal');
-    return this.deps.principals.listKeys(target);
+    return target;
   }
 
   async revokeKey(caller: Principal, id: string): Promise<void> {

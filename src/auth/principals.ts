@@ -119,14 +119,6 @@ export class PrincipalStore {
     return rows[0] ? toStoredKey(rows[0]) : null;
   }
 
-  async listKeys(principalId: string): Promise<StoredKey[]> {
-    const { apiKeys } = this.db.t;
-    const rows = await this.db.read((q) =>
-      q.select().from(apiKeys).where(and(eq(apiKeys.principalId, principalId), isNull(apiKeys.revokedAt))).orderBy(asc(apiKeys.createdAt)),
-    );
-    return rows.map(toStoredKey);
-  }
-
   async revokeKey(id: string): Promise<boolean> {
     const { apiKeys } = this.db.t;
     const rows = await this.db.read((q) =>

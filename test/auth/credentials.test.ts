@@ -91,6 +91,39 @@ describe('API keys', () => {
     expect(JSON.stringify(rows)).not.toContain(created.body.key);
   });
 
+  test('GET /api-keys is a list-engine list of the active keys: envelope, paging, filter, another principal only for an admin', async () => {
+    const names = ['list-a', 'list-b', 'list-c'];
+    const ids: string[] = [];
+    for (const name of names) ids.push((await p.json<{ id: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name } })).body.id);
+    await p.call('DELETE', `/api/v1/api-keys/${ids[1]}`);
+    const filter = encodeURIComponent(JSON.stringify({ field: 'name', op: 'like', value: 'list-%' }));
+    const page = await p.json<{ data: Record<string, unknown>[]; meta: Record<string, unknown> }>('GET', `/api/v1/api-keys?principalId=${userId}&filter=${filter}&sort=-name&count=true&limit=1`);
+    expect(page.status).toBe(200);
+    expect(page.body.meta).toEqual({ offset: 0, limit: 1, hasMore: true, count: 2 });
+    expect(page.body.data).toEqual([{ id: ids[2], principalId: userId, name: 'list-c', expiresAt: null, revokedAt: null, lastUsedAt: null, createdAt: expect.any(String) }]);
+    expect(JSON.stringify(page.body)).not.toContain('keyHash');
+    const bad = await p.json<{ code: string; errors: { pointer: string }[] }>('GET', '/api/v1/api-keys?limit=abc');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]!.pointer).toBe('/query/limit');
+    const userKey = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'mine' } })).body.key;
+    expect((await p.json('GET', `/api/v1/api-keys?principalId=${p.boot.adminPrincipalId}`, { key: userKey })).status).toBe(403);
+    const own = await p.json<{ data: { principalId: string }[] }>('GET', '/api/v1/api-keys', { key: userKey });
+    expect(own.body.data.length).toBeGreaterThan(0);
+    expect(own.body.data.every((k) => k.principalId === userId)).toBe(true);
+  });
+
+  test('GET /workspaces is a list-engine list: an admin sees all, others their own', async () => {
+    const created = await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'listed-ws' } });
+    const all = await p.json<{ data: { id: string; name: string }[]; meta: Record<string, unknown> }>('GET', '/api/v1/workspaces?count=true');
+    expect(all.body.meta).toMatchObject({ offset: 0, limit: 100, hasMore: false });
+    expect(all.body.data.map((w) => w.name)).toEqual(expect.arrayContaining(['default', 'listed-ws']));
+    const named = await p.json<{ data: { id: string }[] }>('GET', `/api/v1/workspaces?filter=${encodeURIComponent(JSON.stringify({ field: 'name', op: 'eq', value: 'listed-ws' }))}&fields=id`);
+    expect(named.body.data).toEqual([{ id: created.body.id }]);
+    const userKey = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'ws' } })).body.key;
+    const mine = await p.json<{ data: { name: string }[] }>('GET', '/api/v1/workspaces', { key: userKey });
+    expect(mine.body.data.map((w) => w.name)).toEqual(['default']);
+  });
+
   test('a principal may not create or revoke keys of another; admin may', async () => {
     const own = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'own' } });
     const other = await p.json('POST', '/api/v1/api-keys', { key: own.body.key, body: { principalId: p.boot.adminPrincipalId, name: 'x' } });

@@ -1,0 +1,52 @@
+// GET /api/v1/workspaces and GET /api/v1/api-keys through the list engine (DESIGN §6: every list
+// endpoint): the same paging, filters, sort, fields and envelope as every other list.
+import type { Database } from '../db/index.ts';
+import { isAdmin, type Principal } from '../auth/roles.ts';
+import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
+import { workspaceScope } from '../query/scope.ts';
+
+export const workspacesResource = defineResource({
+  table: defineTable({
+    name: 'workspaces',
+    key: 'id',
+    fields: {
+      id: { column: 'id', type: 'uuid' },
+      name: { column: 'name', type: 'string' },
+      createdAt: { column: 'created_at', type: 'timestamp' },
+    },
+  }),
+  defaultSort: [{ field: 'createdAt', dir: 'asc' }],
+});
+
+/** Active keys only; the digest is never a field. */
+export const apiKeysResource = defineResource({
+  table: defineTable({
+    name: 'api_keys',
+    key: 'id',
+    fields: {
+      id: { column: 'id', type: 'uuid' },
+      principalId: { column: 'principal_id', type: 'uuid' },
+      name: { column: 'name', type: 'string' },
+      expiresAt: { column: 'expires_at', type: 'timestamp', nullable: true },
+      revokedAt: { column: 'revoked_at', type: 'timestamp', nullable: true },
+      lastUsedAt: { column: 'last_used_at', type: 'timestamp', nullable: true },
+      createdAt: { column: 'created_at', type: 'timestamp' },
+    },
+  }),
+  defaultSort: [{ field: 'createdAt', dir: 'asc' }],
+});
+
+export class AccountLister {
+  constructor(private readonly db: Database) {}
+
+  /** Every workspace for an instance admin, else the caller's own. */
+  workspaces(principal: Principal, search: string): Promise<ListResult> {
+    return runList(this.db.runner, workspacesResource, parseListQuery(search), { scope: workspaceScope(principal, 'id'), debugAllowed: isAdmin(principal) });
+  }
+
+  /** The active keys of one principal (whose access the caller has already been checked for). */
+  apiKeys(principal: Principal, principalId: string, search: string): Promise<ListResult> {
+    const scope = { and: [{ field: 'principalId', op: 'eq' as const, value: principalId }, { field: 'revokedAt', op: 'isNull' as const }] };
+    return runList(this.db.runner, apiKeysResource, parseListQuery(search), { scope, debugAllowed: isAdmin(principal) });
+  }
+}
