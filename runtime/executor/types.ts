@@ -25,7 +25,13 @@ export interface CurrentUser {
 /** An immutable component revision; `id` identifies its content (Workers are reused per id). */
 export type CodeRevision =
   | { id: string; kind: 'lowcode'; elements: { name: string; code: string; visible: boolean }[] }
-  | { id: string; kind: 'node'; source: string /* JavaScript ESM, already transpiled from TS by the control plane */ };
+  | {
+      id: string;
+      kind: 'node';
+      source: string /* JavaScript ESM, already transpiled from TS by the control plane */;
+      /** Results the revision declares `visible: false`: hidden unless api.result says otherwise. */
+      hidden?: string[];
+    };
 
 export interface PlatformCall {
   method: string;

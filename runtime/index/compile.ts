@@ -62,6 +62,9 @@ function codeOf(entry: SnapshotEndpoint): CodeRevision | null {
   const { component, revision } = entry;
   if (!component || !revision) return null;
   if (component.kind === 'lowcode') return { id: revision.id, kind: 'lowcode', elements: revision.elements ?? [] };
-  if (component.kind === 'node') return { id: revision.id, kind: 'node', source: revision.source ?? '' };
+  if (component.kind === 'node') {
+    const hidden = (revision.results ?? []).filter((r) => r.visible === false).map((r) => r.name);
+    return { id: revision.id, kind: 'node', source: revision.source ?? '', ...(hidden.length > 0 ? { hidden } : {}) };
+  }
   return null;
 }

@@ -354,6 +354,27 @@ describe('node components and bindings', () => {
     expect(await body(after)).toEqual({ v: 1, user: 'USER' });
   });
 
+  test('results a node revision declares hidden stay out of the result map and the legacy envelope', async () => {
+    const source = 'export default async (api) => { api.result("shown", 1); api.result("secret", "s3cr3t"); api.result("hid", 2, { visible: false }); api.result("forced", 3, { visible: true }); return 4; };';
+    const results = [{ name: 'default', visible: false }, { name: 'secret', visible: false }, { name: 'forced', visible: false }, { name: 'shown', visible: true }];
+    const created = await s.api('POST', '/api/v1/components', { name: 'node-hidden', kind: 'node', source, results });
+    expect(created.status).toBe(201);
+    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
+    let status = dep.body.status;
+    for (let i = 0; i < 100 && status === 'building'; i++) {
+      await Bun.sleep(50);
+      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
+    }
+    expect(status).toBe('ready');
+    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}/activate`)).status).toBe(200);
+    await s.endpoint({ method: 'GET', path: '/node-hidden', componentId: created.body.id });
+    await s.endpoint({ method: 'GET', path: '/node-hidden-legacy', componentId: created.body.id, legacyResults: true });
+    // Declared hidden unless api.result says otherwise for that call.
+    expect(await body(await s.invoke('GET', '/node-hidden', { key: invoker.key }))).toEqual({ shown: 1, forced: 3 });
+    const legacy = await body(await s.invoke('GET', '/node-hidden-legacy', { key: invoker.key }));
+    expect(legacy.results).toEqual([{ name: 'shown', value: 1 }, { name: 'forced', value: 3 }]);
+  });
+
   test('a pinned node revision not deployed yet: activation warns, invocations 503 until it is ready', async () => {
     const created = await s.api('POST', '/api/v1/components', { name: 'node-pin', kind: 'node', source: 'export default async () => "pinned";' });
     const digest = created.body.latestRevision.digest;

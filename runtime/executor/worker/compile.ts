@@ -45,7 +45,7 @@ async function importNode(source: string): Promise<Runner> {
   if (typeof main !== 'function') throw new Error('the module\'s default export is not a function');
   return async (inv) => {
     const value: unknown = await (main as (api: unknown) => unknown)(inv.api);
-    if (value !== undefined) inv.setResult('default', value, true);
+    if (value !== undefined) inv.setResult('default', value, inv.visibleByDefault('default'));
   };
 }
 

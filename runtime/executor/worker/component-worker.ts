@@ -9,6 +9,8 @@ import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts'
 let runner: Promise<Runner> | undefined;
 /** The runner once compiled: calls skip a promise turn. */
 let ready: Runner | undefined;
+/** Results the revision declares hidden (node). */
+let hidden: ReadonlySet<string> = new Set();
 const live = new Map<number, Invocation>();
 
 let outbox: string[] = [];
@@ -27,7 +29,7 @@ async function run(id: number, json: string): Promise<void> {
   let outOfMemory = false;
   try {
     const request = JSON.parse(json) as RunRequest;
-    inv = new Invocation(request, (call, method, path, body) =>
+    inv = new Invocation(request, hidden, (call, method, path, body) =>
       send(line('C', [id], JSON.stringify({ call, method, path, body }))),
     );
     live.set(id, inv);
@@ -66,7 +68,9 @@ function handle(text: string): void {
   switch (text[0]) {
     case 'L': {
       ready = undefined;
-      const compiling = compileRevision(JSON.parse(payload(text)) as CodeRevision);
+      const revision = JSON.parse(payload(text)) as CodeRevision;
+      hidden = new Set(revision.kind === 'node' ? revision.hidden ?? [] : []);
+      const compiling = compileRevision(revision);
       runner = compiling;
       compiling.then((r) => {
         if (runner === compiling) ready = r;

@@ -44,13 +44,16 @@ export class Invocation {
   private calls: Map<number, { resolve: (r: PlatformReply) => void; reject: (e: Error) => void }> | undefined;
   readonly api: ComponentApi;
 
-  constructor(readonly request: RunRequest, sendPlatform: PlatformSender) {
+  /**
+   * @param hidden results the revision declares `visible: false`; api.result's own option wins
+   */
+  constructor(readonly request: RunRequest, private readonly hidden: ReadonlySet<string>, sendPlatform: PlatformSender) {
     const self = this;
     this.api = Object.freeze({
       input: () => request.input,
       result(name: string, value: unknown, options?: { visible?: boolean }) {
         if (typeof name !== 'string' || name.length === 0) throw new TypeError('api.result: name must be a non-empty string');
-        self.setResult(name, value, options?.visible !== false);
+        self.setResult(name, value, typeof options?.visible === 'boolean' ? options.visible : self.visibleByDefault(name));
       },
       throw(status: number, body?: unknown): never {
         // 1xx are not final responses: they cannot answer an invocation.
@@ -82,6 +85,11 @@ export class Invocation {
       executionId: request.executionId,
       oid: request.oid,
     });
+  }
+
+  /** Whether a result is visible when nothing says otherwise: unless the revision declares it hidden. */
+  visibleByDefault(name: string): boolean {
+    return !this.hidden.has(name);
   }
 
   setResult(name: string, value: unknown, visible: boolean): void {
