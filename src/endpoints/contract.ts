@@ -92,9 +92,12 @@ async function checkComponent(q: Orm, e: EndpointRecord, componentId: string, de
 
 function checkPopResult(kind: ComponentKind, revision: ResolvedRevision, name: string, error: Report, warn: Report): void {
   if (kind === 'lowcode') {
-    const elements = (revision.content.elements ?? []) as { name: string; visible?: boolean }[];
+    const elements = (revision.content.elements ?? []) as { name: string; code?: string; visible?: boolean }[];
     const element = elements.find((el) => el.name === name);
-    if (!element) error('POP_RESULT_UNKNOWN', `No element named ${name} in the bound revision`, '/popResult');
+    // api.result(name, …) can produce any name at run time: only code that never calls it rules one out.
+    if (!element && elements.some((el) => el.code?.includes('api.result'))) {
+      warn('POP_RESULT_UNDECLARED', `No element is named ${name}; it can only come from api.result, checked when the component runs`, '/popResult');
+    } else if (!element) error('POP_RESULT_UNKNOWN', `No element named ${name} in the bound revision`, '/popResult');
     else if (element.visible === false) error('POP_RESULT_INVISIBLE', `Element ${name} is not visible`, '/popResult');
     return;
   }

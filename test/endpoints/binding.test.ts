@@ -57,3 +57,13 @@ test('an unknown componentDigest is refused at create and PATCH with 422 UNKNOWN
   expect(guarded.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/guard/componentDigest' }] });
   expect((await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${ok.body.id}`)).body.componentDigest ?? null).toBeNull();
 });
+
+test('a lowcode popResult may name a result that only api.result produces (a warning); without api.result it is unknown', async () => {
+  const c = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'multi', kind: 'lowcode', elements: [{ name: 'a', code: 'api.result("extra", "E"); return 1;' }] } });
+  const e = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'px', method: 'GET', path: '/px', componentId: c.body.id, popResult: 'extra' } });
+  expect(e.body.contractStatus).toMatchObject({ valid: true, errors: [], warnings: [expect.objectContaining({ code: 'POP_RESULT_UNDECLARED', pointer: '/popResult' })] });
+  expect((await p.json('POST', `/api/v1/endpoints/${e.body.id}/activate`)).status).toBe(200);
+  const plain = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'plain', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] } });
+  const bad = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'py', method: 'GET', path: '/py', componentId: plain.body.id, popResult: 'extra' } });
+  expect(bad.body.contractStatus.errors).toEqual([expect.objectContaining({ code: 'POP_RESULT_UNKNOWN', pointer: '/popResult' })]);
+});
