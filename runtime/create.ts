@@ -4,7 +4,8 @@ import type { Database } from '../src/db/index.ts';
 import type { CredentialResolver } from '../src/auth/credentials.ts';
 import type { JwtService } from '../src/auth/jwt.ts';
 import type { Logger } from '../src/lib/log.ts';
-import { createRedis } from '../src/lib/redis.ts';
+import { createRedis, indexKeys } from '../src/lib/redis.ts';
+import { WorkspaceStore } from '../src/auth/workspaces.ts';
 import { EndpointStore } from '../src/endpoints/store.ts';
 import { TableComponentLookup } from '../src/endpoints/component-lookup.ts';
 import { buildIndexSnapshot } from '../src/endpoints/index-snapshot.ts';
@@ -43,7 +44,11 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const lookup = new TableComponentLookup(o.db);
   const index = new IndexHolder(o.log);
   const redis = o.config.REDIS_URL
-    ? { client: createRedis(o.config.REDIS_URL, o.log, 'runtime-index'), subscriber: createRedis(o.config.REDIS_URL, o.log, 'runtime-index-sub') }
+    ? {
+        client: createRedis(o.config.REDIS_URL, o.log, 'runtime-index'),
+        subscriber: createRedis(o.config.REDIS_URL, o.log, 'runtime-index-sub'),
+        keys: indexKeys((await new WorkspaceStore(o.db).ensureDefault()).id),
+      }
     : undefined;
   const sync = new IndexSync({
     holder: index,

@@ -27,6 +27,7 @@ import { EndpointLister } from './endpoints/list.ts';
 import { buildIndexSnapshot } from './endpoints/index-snapshot.ts';
 import { saveDefaultsForNewInstance } from './endpoints/settings.ts';
 import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './endpoints/publishers.ts';
+import { indexKeys } from './lib/redis.ts';
 import { currentIndexVersion, type IndexPublisher } from './endpoints/index-version.ts';
 import { loadPrincipal } from './auth/principals.ts';
 import { ComponentService, DeploymentService } from './components/index.ts';
@@ -76,7 +77,10 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const publisher = new LocalIndexPublisher(log);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log, 'control-plane-index') : null;
   const publishers: IndexPublisher[] = [publisher];
-  if (redis) publishers.push(new RedisIndexPublisher(redis, () => buildIndexSnapshot(db, endpointStore, componentLookup), log));
+  if (redis) {
+    const keys = indexKeys((await workspaces.ensureDefault()).id);
+    publishers.push(new RedisIndexPublisher(redis, keys, () => buildIndexSnapshot(db, endpointStore, componentLookup), log));
+  }
   const indexPublisher = new CompositePublisher(publishers);
   const endpoints = new EndpointService({
     db,

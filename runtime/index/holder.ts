@@ -29,9 +29,10 @@ export class IndexHolder {
   /**
    * Loads a snapshot from `source` and swaps it in unless an equal or newer one is already served.
    * Loads may overlap, so one stuck on the database never holds back the next; the version check
-   * and the swap happen together (synchronously), so an older snapshot never replaces a newer one.
+   * and the swap happen together (synchronously), so an older snapshot never replaces a newer one
+   * unless `replace` says the database itself is behind what is served.
    */
-  async refresh(source: () => Promise<IndexSnapshot>): Promise<void> {
+  async refresh(source: () => Promise<IndexSnapshot>, options: { replace?: boolean } = {}): Promise<void> {
     let snapshot: IndexSnapshot;
     try {
       snapshot = await source();
@@ -40,7 +41,7 @@ export class IndexHolder {
       this.log.warn(`index load failed; serving version ${this.version}`, { error: this.lastError });
       throw error;
     }
-    if (this.index && snapshot.version <= this.index.version) return;
+    if (this.index && snapshot.version <= this.index.version && !options.replace) return;
     this.install(snapshot);
   }
 

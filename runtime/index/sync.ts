@@ -3,7 +3,7 @@
 // follows every Redis (re)subscription, since pub/sub drops messages while disconnected.
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../src/lib/log.ts';
-import { INDEX_CHANNEL, snapshotKey } from '../../src/lib/redis.ts';
+import type { IndexKeys } from '../../src/lib/redis.ts';
 import type { IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
 import type { IndexHolder } from './holder.ts';
 
@@ -21,7 +21,7 @@ export interface IndexSyncOptions {
   databaseVersion: () => Promise<number>;
   /** Subscribes to in-process publication (embedded mode). */
   local?: (listener: (version: number) => Promise<void>) => () => void;
-  redis?: { client: Redis; subscriber: Redis };
+  redis?: { client: Redis; subscriber: Redis; keys: IndexKeys };
   /** Version poll interval; default DEFAULT_POLL_MS. */
   pollMs?: number;
   log: Logger;
@@ -54,7 +54,7 @@ export class IndexSync {
   async start(): Promise<void> {
     await this.o.holder.refresh(this.o.fromDatabase);
     if (this.o.local) this.unsubscribe = this.o.local((version) => this.toVersion(version));
-    if (this.o.redis) this.listenRedis(this.o.redis.subscriber);
+    if (this.o.redis) this.listenRedis(this.o.redis.subscriber, this.o.redis.keys.channel);
     this.schedulePoll();
   }
 
@@ -74,9 +74,9 @@ export class IndexSync {
     };
   }
 
-  private listenRedis(subscriber: Redis): void {
+  private listenRedis(subscriber: Redis, indexChannel: string): void {
     subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== INDEX_CHANNEL) return;
+      if (channel !== indexChannel) return;
       const version = Number(message);
       if (Number.isInteger(version)) void this.toVersion(version).catch(() => undefined);
     });
@@ -86,14 +86,14 @@ export class IndexSync {
     // SUBSCRIBE on every connection ourselves: the client has no offline queue, so a SUBSCRIBE sent
     // before the first connection is refused, and ioredis only re-subscribes channels it already
     // had. Each (re)subscription is followed by a reload, since announcements are lost meanwhile.
-    subscriber.on('ready', () => void this.subscribe(subscriber, true));
+    subscriber.on('ready', () => void this.subscribe(subscriber, indexChannel, true));
     // Already connected: the index was just loaded, so no reload is needed.
-    if (subscriber.status === 'ready') void this.subscribe(subscriber, false);
+    if (subscriber.status === 'ready') void this.subscribe(subscriber, indexChannel, false);
   }
 
-  private async subscribe(subscriber: Redis, reload: boolean): Promise<void> {
+  private async subscribe(subscriber: Redis, channel: string, reload: boolean): Promise<void> {
     try {
-      await subscriber.subscribe(INDEX_CHANNEL);
+      await subscriber.subscribe(channel);
       this.subscribed = true;
     } catch (error) {
       this.o.log.warn('index subscribe failed; retrying on the next connection', { error: String(error) });
@@ -112,11 +112,12 @@ export class IndexSync {
   }
 
   private async fromRedis(version: number): Promise<IndexSnapshot | null> {
-    const client = this.o.redis?.client;
-    if (!client || client.status !== 'ready') return null;
+    const redis = this.o.redis;
+    if (!redis || redis.client.status !== 'ready') return null;
     try {
-      const text = await client.get(snapshotKey(version));
-      return text ? (JSON.parse(text) as IndexSnapshot) : null;
+      const text = await redis.client.get(redis.keys.snapshot(version));
+      const snapshot = text ? (JSON.parse(text) as IndexSnapshot) : null;
+      return snapshot?.version === version ? snapshot : null;
     } catch {
       return null;
     }
@@ -156,7 +157,10 @@ export class IndexSync {
     this.databaseReachable = true;
     this.lastPollAt = new Date().toISOString();
     // A failed load is recorded by the holder, which keeps the last good index serving.
-    await this.toVersion(version).catch(() => undefined);
+    if (version >= this.o.holder.version) return this.toVersion(version).catch(() => undefined);
+    // Serving a version the database never reached (a stray announcement): the database decides.
+    this.o.log.warn(`index version ${this.o.holder.version} is ahead of the database (${version}); reloading from the database`);
+    await this.o.holder.refresh(this.o.fromDatabase, { replace: true }).catch(() => undefined);
   }
 
   /** How long a version read may take before the database counts as unreachable. */

@@ -3,7 +3,7 @@
 // announced on a channel).
 import type { Redis } from 'ioredis';
 import type { Logger } from '../lib/log.ts';
-import { INDEX_CHANNEL, SNAPSHOT_TTL_SECONDS, snapshotKey } from '../lib/redis.ts';
+import { SNAPSHOT_TTL_SECONDS, type IndexKeys } from '../lib/redis.ts';
 import type { IndexPublisher } from './index-version.ts';
 import type { IndexSnapshot } from './index-snapshot.ts';
 
@@ -32,6 +32,7 @@ export class LocalIndexPublisher implements IndexPublisher {
 export class RedisIndexPublisher implements IndexPublisher {
   constructor(
     private readonly redis: Redis,
+    private readonly keys: IndexKeys,
     private readonly snapshot: () => Promise<IndexSnapshot>,
     private readonly log: Logger,
   ) {}
@@ -39,8 +40,8 @@ export class RedisIndexPublisher implements IndexPublisher {
   async published(_version: number): Promise<void> {
     try {
       const snapshot = await this.snapshot();
-      await this.redis.set(snapshotKey(snapshot.version), JSON.stringify(snapshot), 'EX', SNAPSHOT_TTL_SECONDS);
-      await this.redis.publish(INDEX_CHANNEL, String(snapshot.version));
+      await this.redis.set(this.keys.snapshot(snapshot.version), JSON.stringify(snapshot), 'EX', SNAPSHOT_TTL_SECONDS);
+      await this.redis.publish(this.keys.channel, String(snapshot.version));
     } catch (error) {
       this.log.warn('could not publish the index to Redis; runtimes will pick it up by polling', { error: String(error) });
     }

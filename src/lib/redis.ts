@@ -24,8 +24,20 @@ export function createRedis(url: string, log: Logger, name: string): Redis {
   return client;
 }
 
-export const INDEX_CHANNEL = 'platform:index:version';
-export const snapshotKey = (version: number) => `platform:index:snapshot:${version}`;
+/** Where one deployment announces index versions and caches snapshots in Redis. */
+export interface IndexKeys {
+  channel: string;
+  snapshot(version: number): string;
+}
+
+/**
+ * Keys of one deployment, named after its database's identity (the id of its `default`
+ * workspace, made once per database): deployments sharing a Redis never see each other's index.
+ */
+export const indexKeys = (deploymentId: string): IndexKeys => ({
+  channel: `platform:${deploymentId}:index:version`,
+  snapshot: (version) => `platform:${deploymentId}:index:snapshot:${version}`,
+});
 /**
  * Cached snapshots expire soon: every change stores a whole snapshot (component code included),
  * runtimes read one within a poll interval of its announcement, and the database can always

@@ -17,7 +17,8 @@ import { startRuntimeProcess, type RuntimeProcess } from '../helpers/runtime-pro
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
 import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
 import { CREDENTIAL_CACHE_MS } from '../../src/auth/credentials.ts';
-import { INDEX_CHANNEL } from '../../src/lib/redis.ts';
+import { indexKeys, type IndexKeys } from '../../src/lib/redis.ts';
+import { WorkspaceStore } from '../../src/auth/workspaces.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 
 const CI = process.env.CI === 'true';
@@ -84,6 +85,8 @@ describe.skipIf(missing !== '')('Redis mode', () => {
   let redis: RedisServer;
   let link: TcpProxy;
   let cp: TestPlatform;
+  /** This deployment's channel and snapshot keys. */
+  let keys: IndexKeys;
 
   beforeAll(async () => {
     const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
@@ -107,6 +110,7 @@ describe.skipIf(missing !== '')('Redis mode', () => {
     cleanups.push(() => link.close());
     cp = await startTestPlatform({ DATABASE_URL: direct.href, REDIS_URL: redis.url, JWT_SECRET });
     cleanups.push(() => cp.close());
+    keys = indexKeys((await new WorkspaceStore(cp.db).byName('default'))!.id);
   }, PHASE_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -140,7 +144,7 @@ describe.skipIf(missing !== '')('Redis mode', () => {
   }
 
   const subscribers = async () => {
-    const reply = (await redis.command('PUBSUB', 'NUMSUB', INDEX_CHANNEL)) as [string, number];
+    const reply = (await redis.command('PUBSUB', 'NUMSUB', keys.channel)) as [string, number];
     return Number(reply[1]);
   };
 
@@ -222,6 +226,24 @@ describe.skipIf(missing !== '')('Redis mode', () => {
       expect(await servedWithin(endpoint)).toEqual({ status: 200, body: endpoint.body });
       expect(await until(within, subscribers, (count) => count === 1)).toBe(1);
       await deliveredByPubSub('after-restart-announced');
+      for (const earlier of served) expect(await rt.invoke(earlier.path)).toEqual({ status: 200, body: earlier.body });
+    }, PHASE_TIMEOUT_MS);
+
+    test('announcements of another deployment on the same Redis are not heard; a stray one of its own is undone by the poll', async () => {
+      const version = await currentIndexVersion(cp.db);
+      const snapshot = JSON.parse((await redis.command('GET', keys.snapshot(version))) as string) as { version: number; endpoints: unknown[] };
+      expect(snapshot.version).toBe(version);
+      // Another deployment (another database) announcing a far newer, empty index: a channel of its own.
+      const other = indexKeys(crypto.randomUUID());
+      await redis.command('SET', other.snapshot(version + 1000), JSON.stringify({ ...snapshot, version: version + 1000, endpoints: [] }));
+      await redis.command('PUBLISH', other.channel, String(version + 1000));
+      // A stray announcement on this deployment's own channel, of a version its database never reached.
+      await redis.command('SET', keys.snapshot(version + 2000), JSON.stringify({ ...snapshot, version: version + 2000, endpoints: [] }));
+      expect(Number(await redis.command('PUBLISH', keys.channel, String(version + 2000)))).toBe(1);
+      await until(within, rt.readyz, (r) => r.body.checks.index.version === version + 2000);
+      // The database decides: back to its version within a poll interval, every Endpoint served again.
+      const back = await until(within, rt.readyz, (r) => r.body.checks.index.version === version);
+      expect(back.body.checks.index.version).toBe(version);
       for (const earlier of served) expect(await rt.invoke(earlier.path)).toEqual({ status: 200, body: earlier.body });
     }, PHASE_TIMEOUT_MS);
 
