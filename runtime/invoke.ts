@@ -159,7 +159,7 @@ export class Invoker {
       oid: h.oid,
       currentUser: identity.currentUser,
       timeoutMs: d.timeoutMs,
-      platform: (call) => this.d.platform.call(identity.executorId, h.oid, call),
+      platform: (call) => this.d.platform.call({ executorId: identity.executorId, initiatorId: c.caller.id, executionId: h.executionId }, h.oid, call),
     });
     const result = outcomeResponse(endpoint, outcome, h);
     const response = result instanceof ProblemError ? problemResponse(result, h.oid, { 'x-execution-id': h.executionId }) : result;

@@ -1,6 +1,6 @@
 // api.platform(method, path, body): a control-plane call made as the execution identity, with a
 // short-lived token minted for that identity, so the control plane's own checks decide (spec rule 5).
-import type { JwtService } from '../src/auth/jwt.ts';
+import { EXECUTION_SCOPE, type JwtService } from '../src/auth/jwt.ts';
 import { TtlCache } from '../src/lib/ttl-cache.ts';
 import type { PlatformCall, PlatformReply } from './executor/types.ts';
 
@@ -16,12 +16,19 @@ export interface PlatformCallerOptions {
   handle?: (request: Request) => Promise<Response> | Response;
 }
 
+/** Who a call acts as (the execution account) and for which invocation; the token says so. */
+export interface PlatformIdentity {
+  executorId: string;
+  initiatorId: string;
+  executionId: string;
+}
+
 export class PlatformCaller {
   private readonly tokens = new TtlCache<string, string>(TOKEN_REUSE_MS, 10_000);
 
   constructor(private readonly o: PlatformCallerOptions) {}
 
-  async call(executorId: string, oid: string, call: PlatformCall): Promise<PlatformReply> {
+  async call(identity: PlatformIdentity, oid: string, call: PlatformCall): Promise<PlatformReply> {
     const method = String(call.method).toUpperCase();
     const path = String(call.path);
     if (!METHODS.has(method)) return { status: 400, body: { code: 'BAD_REQUEST', detail: `api.platform: unsupported method ${method}` } };
@@ -29,7 +36,7 @@ export class PlatformCaller {
     if (!path.startsWith('/api/v1/') || path.includes('..') || path.includes('\\') || /[\r\n]/.test(path)) {
       return { status: 400, body: { code: 'BAD_REQUEST', detail: 'api.platform: the path must start with /api/v1/' } };
     }
-    const headers: Record<string, string> = { authorization: `Bearer ${await this.token(executorId)}`, 'x-svc-oid': oid };
+    const headers: Record<string, string> = { authorization: `Bearer ${await this.token(identity)}`, 'x-svc-oid': oid };
     let body: string | undefined;
     if (call.body !== undefined && method !== 'GET') {
       body = JSON.stringify(call.body);
@@ -47,11 +54,17 @@ export class PlatformCaller {
     return { status: response.status, body: parsed };
   }
 
-  private async token(principalId: string): Promise<string> {
-    const cached = this.tokens.get(principalId);
+  /** One token per invocation (its calls share it): it names the initiator and the execution for the audit trail. */
+  private async token(identity: PlatformIdentity): Promise<string> {
+    const key = `${identity.executionId}:${identity.executorId}`;
+    const cached = this.tokens.get(key);
     if (cached) return cached;
-    const { token } = await this.o.jwt.mint(principalId, TOKEN_TTL_SECONDS, { scope: 'endpoint-execution' });
-    this.tokens.set(principalId, token);
+    const { token } = await this.o.jwt.mint(identity.executorId, TOKEN_TTL_SECONDS, {
+      scope: EXECUTION_SCOPE,
+      initiator: identity.initiatorId,
+      execution_id: identity.executionId,
+    });
+    this.tokens.set(key, token);
     return token;
   }
 }

@@ -18,8 +18,10 @@ export async function recordChange(db: Database, q: Orm, actor: Principal, chang
     at: new Date(),
     kind: 'change',
     action: change.action,
-    actorId: actor.id,
-    executionAccountId: null,
+    // Inside an Endpoint execution the initiator is the actor and the principal acting is the
+    // execution account, as on the invocation's own row (spec, Authentication rule 6).
+    actorId: actor.context?.delegation?.initiatorId ?? actor.id,
+    executionAccountId: actor.context?.delegation ? actor.id : null,
     resourceType: change.resourceType,
     resourceId: change.resourceId,
     workspaceId: change.workspaceId,
@@ -27,8 +29,8 @@ export async function recordChange(db: Database, q: Orm, actor: Principal, chang
     afterVersion: change.afterVersion,
     status: null,
     durationMs: null,
-    oid: null,
-    executionId: null,
+    oid: actor.context?.oid ?? null,
+    executionId: actor.context?.delegation?.executionId ?? null,
     details: change.details ?? null,
   });
 }

@@ -109,7 +109,9 @@ export class CredentialResolver {
   private async fromJwt(token: string): Promise<Principal | null> {
     if (token.length > 8192 || token.split('.').length !== 3) return null;
     const claims = await this.jwt.verify(token);
-    return claims ? this.principal(claims.sub) : null;
+    const principal = claims ? await this.principal(claims.sub) : null;
+    // A copy: cached principals are shared, the delegation belongs to this token only.
+    return principal && claims?.delegation ? { ...principal, context: { delegation: claims.delegation } } : principal;
   }
 
   /** A principal by id, cached like credentials (the runtime resolves execution accounts this way). */

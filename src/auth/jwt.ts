@@ -21,9 +21,19 @@ export interface JwtOptions {
   audience?: string;
 }
 
+export interface VerifiedToken {
+  sub: string;
+  exp: number;
+  /** From a token the platform minted for api.platform: the invocation it acts for. */
+  delegation?: { initiatorId: string; executionId: string };
+}
+
+/** The `scope` of tokens minted for api.platform calls (runtime/platform-call.ts). */
+export const EXECUTION_SCOPE = 'endpoint-execution';
+
 export interface JwtService {
   /** Returns the principal id (`sub`), or null for any token that does not verify. */
-  verify(token: string): Promise<{ sub: string; exp: number } | null>;
+  verify(token: string): Promise<VerifiedToken | null>;
   /** Mints a short-lived platform token for a principal. */
   mint(principalId: string, ttlSeconds: number, extra?: Record<string, unknown>): Promise<{ token: string; expiresAt: Date }>;
 }
@@ -67,6 +77,11 @@ export async function createJwtService(options: JwtOptions): Promise<JwtService>
           ? await jwtVerify(token, secret, { ...claims, algorithms: ['HS256'] })
           : await jwtVerify(token, external.key as Uint8Array, { ...claims, algorithms: external.algorithms });
         if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return null;
+        // Only the platform's own secret can vouch for an execution's initiator.
+        const { initiator, execution_id: executionId } = payload;
+        if (useSecret && payload.scope === EXECUTION_SCOPE && typeof initiator === 'string' && typeof executionId === 'string') {
+          return { sub: payload.sub, exp: payload.exp, delegation: { initiatorId: initiator, executionId } };
+        }
         return { sub: payload.sub, exp: payload.exp };
       } catch {
         return null;

@@ -25,6 +25,19 @@ export interface Principal {
   workspaceIds: string[];
   groupIds: string[];
   createdAt: Date;
+  /** How this principal acts in the current request (set per request, never cached). */
+  context?: ActingContext;
+}
+
+/** Per-request facts the audit trail records next to the principal. */
+export interface ActingContext {
+  /** The request's operation id (x-svc-oid). */
+  oid?: string;
+  /**
+   * Set when the principal acts as the execution account of an Endpoint invocation (api.platform):
+   * who invoked it and which execution this is. Only from a token the platform minted for it.
+   */
+  delegation?: { initiatorId: string; executionId: string };
 }
 
 /** The legacy System execution authority (spec, Authentication rule 7). It has no credentials. */

@@ -75,7 +75,8 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
           if (roles.length > 0 && !hasAnyRole(principal, roles)) {
             throw new ProblemError(403, 'FORBIDDEN', `One of the roles ${roles.join(', ')} is required`);
           }
-          return { principal };
+          // The request's own view of the principal: the audit trail records its oid (and delegation).
+          return { principal: { ...principal, context: { ...principal.context, oid: oidOf(request) } } };
         },
       }),
     });

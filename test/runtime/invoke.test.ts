@@ -324,6 +324,23 @@ describe('execution identity', () => {
     expect(await body(await s.invoke('GET', '/who/legacy', { key: invoker.key }))).toEqual({ me: invoker.id, current: invoker.id });
   });
 
+  test('a change made inside an execution is audited with the initiator, the execution account, the oid and the execution id', async () => {
+    const sa = await s.principal(['COMPONENT_ADMIN'], { kind: 'SERVICE_ACCOUNT' });
+    const c = await lowcode([{ name: 'id', code: 'return (await api.platform("POST", "/api/v1/components", { name: "made-" + api.executionId, kind: "lowcode", elements: [{ name: "a", code: "return 1;" }] })).body.id;' }]);
+    await s.endpoint({ method: 'POST', path: '/make-component', componentId: c.id, popResult: 'id', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.id } });
+    const r = await s.invoke('POST', '/make-component', { key: invoker.key, headers: { 'x-svc-oid': 'trace-audit-1' } });
+    expect(r.status).toBe(200);
+    const made = (await body(r)) as string;
+    const filter = encodeURIComponent(JSON.stringify({ and: [{ field: 'action', op: 'eq', value: 'component.create' }, { field: 'resourceId', op: 'eq', value: made }] }));
+    const rows = (await s.api('GET', `/api/v1/audit?filter=${filter}`)).body.data;
+    expect(rows).toEqual([expect.objectContaining({ actorId: invoker.id, executionAccountId: sa.id, oid: 'trace-audit-1', executionId: r.headers.get('x-execution-id') })]);
+    // A direct change: the caller is the actor, no execution account, and the request's oid.
+    const direct = await s.api('POST', '/api/v1/components', { name: 'direct', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] });
+    const directFilter = encodeURIComponent(JSON.stringify({ and: [{ field: 'action', op: 'eq', value: 'component.create' }, { field: 'resourceId', op: 'eq', value: direct.body.id }] }));
+    const directRows = (await s.api('GET', `/api/v1/audit?filter=${directFilter}`)).body.data;
+    expect(directRows).toEqual([expect.objectContaining({ actorId: s.platform.boot.adminPrincipalId, executionAccountId: null, oid: direct.headers.get('x-svc-oid'), executionId: null })]);
+  });
+
   test('changing only the execution identity does not change authorization: inner calls obey the executor\'s roles', async () => {
     const c = await lowcode([{ name: 'status', code: 'return (await api.platform("POST", "/api/v1/workspaces", { name: "from-component-" + api.executionId })).status;' }]);
     await s.endpoint({ method: 'POST', path: '/make-workspace', componentId: c.id, popResult: 'status' });
