@@ -76,8 +76,11 @@ describe('(a) hostile values change only the params', () => {
 // (b) A random query in its canonical form, and every way to write it.
 const field = fc.constantFrom('type', 'actor', 'data.toolName', 'seq', 'tickIndex', 'createdAt', 'runId', 'run.status');
 const textValue = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 });
+// A bracket-style value spelled as a number orders a JSON path as that number, while the JSON
+// string "5" orders it as text (README of src/query): only non-numeric text is the same either way.
+const nonNumericText = textValue.filter((v) => !/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(v));
 const predicate = fc.oneof(
-  fc.record({ field: fc.constantFrom('type', 'actor', 'data.toolName'), op: fc.constantFrom('eq', 'ne', 'gt', 'like', 'ilike', 'startsWith', 'endsWith'), value: textValue }),
+  fc.record({ field: fc.constantFrom('type', 'actor', 'data.toolName'), op: fc.constantFrom('eq', 'ne', 'gt', 'like', 'ilike', 'startsWith', 'endsWith'), value: nonNumericText }),
   fc.record({ field: fc.constantFrom('type', 'actor'), op: fc.constantFrom('in', 'notIn'), value: fc.array(textValue, { minLength: 1, maxLength: 4 }) }),
   fc.record({ field: fc.constantFrom('seq', 'tickIndex'), op: fc.constantFrom('eq', 'gt', 'lte'), value: fc.oneof(fc.integer({ min: -5, max: 20 }), fc.integer({ min: 0, max: 20 }).map(String)) }),
   fc.record({ field: fc.constantFrom('seq'), op: fc.constant('between'), value: fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 20 })) }),
