@@ -23,6 +23,11 @@ export const endpointsTable = defineTable({
     createdAt: { column: 'created_at', type: 'timestamp' },
     updatedAt: { column: 'updated_at', type: 'timestamp' },
   },
+  // The definition's own fields by the names the record shows them under.
+  aliases: Object.fromEntries(
+    ['successStatus', 'timeoutMs', 'popResult', 'noResult', 'legacyResults', 'componentDigest', 'guard', 'validationFailure', 'staticResponse', 'executionPolicy', 'inputs']
+      .map((name) => [name, `definition.${name}`]),
+  ),
 });
 
 export const endpointsResource = defineResource({

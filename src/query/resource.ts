@@ -42,6 +42,11 @@ export interface TableDef {
   key: string;
   fields: Readonly<Record<string, FieldDef>>;
   relations?: Readonly<Record<string, Relation>>;
+  /**
+   * Names a record carries that are stored inside a JSON field: each stands for a JSON path
+   * (`successStatus` → `definition.successStatus`) and behaves exactly like it.
+   */
+  aliases?: Readonly<Record<string, string>>;
 }
 
 /** Dynamic features an endpoint may enable (DESIGN §6); all off by default. */
@@ -107,6 +112,11 @@ export function defineTable(def: TableDef): TableDef {
     for (const f of rel.fields) {
       if (!rel.table.fields[f]) throw new Error(`${def.name}.${name}: '${f}' is not a field of ${rel.table.name}`);
     }
+  }
+  for (const [name, target] of Object.entries(def.aliases ?? {})) {
+    const head = target.split('.', 1)[0]!;
+    if (!FIELD_NAME.test(name) || def.fields[name]) throw new Error(`${def.name}: bad alias name '${name}'`);
+    if (!def.fields[head]?.jsonPaths) throw new Error(`${def.name}.${name}: '${target}' is not a JSON path of a field`);
   }
   return def;
 }

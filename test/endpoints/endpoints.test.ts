@@ -70,6 +70,19 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     });
   });
 
+  describe('list', () => {
+    test('the definition\'s fields are listed, filtered and sorted by the names the record carries', async () => {
+      await create(staticDef('/listed/a', { name: 'listed a', successStatus: 201, timeoutMs: 500 }));
+      await create(staticDef('/listed/b', { name: 'listed b', timeoutMs: 900 }));
+      const like = encodeURIComponent(JSON.stringify({ and: [{ field: 'name', op: 'like', value: 'listed %' }, { field: 'timeoutMs', op: 'lt', value: 1000 }] }));
+      const r = await p.json<{ data: Record<string, unknown>[] }>('GET', `/api/v1/endpoints?filter=${like}&sort=-timeoutMs&fields=name,successStatus,timeoutMs`, { key: adminKey });
+      expect(r.status).toBe(200);
+      expect(r.body.data).toEqual([{ name: 'listed b', successStatus: 200, timeoutMs: 900 }, { name: 'listed a', successStatus: 201, timeoutMs: 500 }]);
+      const bracket = await p.json<{ data: Record<string, unknown>[] }>('GET', '/api/v1/endpoints?filter[field]=successStatus&filter[op]=eq&filter[value]=201&fields=name,staticResponse', { key: adminKey });
+      expect(bracket.body.data).toEqual([{ name: 'listed a', staticResponse: { status: 200, body: { ok: true } } }]);
+    });
+  });
+
   describe('PATCH', () => {
     test('replaces fields, null clears, version increments; stale version → 409, stale If-Match → 412', async () => {
       const r = await create(staticDef('/patch-me', { description: 'first', inputs: { a: 1 } }));

@@ -118,6 +118,12 @@ export class Scope {
   private resolveRaw(name: string, pointer: string): Operand {
     const own = this.inSource(this.base, name, pointer);
     if (own) return own;
+    if (this.base.kind === 'table') {
+      const aliases = this.base.table.aliases;
+      const target = aliases && Object.hasOwn(aliases, name) ? aliases[name] : undefined;
+      const aliased = target === undefined ? undefined : this.inSource(this.base, target, pointer);
+      if (aliased) return aliased;
+    }
     const dot = name.indexOf('.');
     if (dot > 0) {
       const prefix = name.slice(0, dot);
