@@ -4,7 +4,8 @@
 import type { CredentialResolver } from '../src/auth/credentials.ts';
 import { hasAnyRole, type Principal } from '../src/auth/roles.ts';
 import { operationId } from '../src/http/oid.ts';
-import { ProblemError, problemResponse } from '../src/http/problem.ts';
+import { ProblemError, databaseUnavailable, problemResponse } from '../src/http/problem.ts';
+import { isDatabaseUnavailable } from '../src/db/errors.ts';
 import type { Logger } from '../src/lib/log.ts';
 import type { Executor } from './executor/types.ts';
 import type { IndexHolder } from './index/holder.ts';
@@ -199,6 +200,10 @@ export class Invoker {
 
   private problem(error: unknown, oid: string, executionId?: string): Response {
     if (error instanceof ProblemError) return problemResponse(error, oid, executionId ? { 'x-execution-id': executionId } : undefined);
+    if (isDatabaseUnavailable(error)) {
+      this.d.log.warn('database unavailable', { error: String(error) });
+      return problemResponse(databaseUnavailable(), oid, executionId ? { 'x-execution-id': executionId } : undefined);
+    }
     this.d.log.error('runtime request failed', error);
     return problemResponse(new ProblemError(500, 'INTERNAL', 'An internal error occurred'), oid, executionId ? { 'x-execution-id': executionId } : undefined);
   }

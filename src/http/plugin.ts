@@ -7,7 +7,8 @@ import type { CredentialResolver } from '../auth/credentials.ts';
 import { hasAnyRole, type Principal, type Role } from '../auth/roles.ts';
 import { operationId } from './oid.ts';
 import { NO_BODY, readJsonBody } from './body.ts';
-import { ProblemError, problemResponse } from './problem.ts';
+import { ProblemError, databaseUnavailable, problemResponse } from './problem.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export interface AuthRequirement {
   /** Any one of these roles (INSTANCE_ADMIN always passes). Empty: any authenticated principal. */
@@ -96,6 +97,10 @@ function toProblem(code: string | number, error: unknown, log: HttpLogger): Prob
     case 'INVALID_COOKIE_SIGNATURE':
       return new ProblemError(400, 'BAD_REQUEST', 'Invalid cookie');
     default:
+      if (isDatabaseUnavailable(error)) {
+        log.error('database unavailable', error);
+        return databaseUnavailable();
+      }
       log.error('unhandled control-plane error', error);
       return new ProblemError(500, 'INTERNAL', 'An internal error occurred');
   }

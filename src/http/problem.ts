@@ -121,6 +121,10 @@ export function problemResponse(problem: ProblemError, oid: string, headers?: Re
   });
 }
 
+/** The database cannot serve right now: the request may be retried (503 with Retry-After), nothing was changed by it. */
+export const databaseUnavailable = () =>
+  new ProblemError(503, 'SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', { headers: { 'retry-after': '1' } });
+
 export const invalidQuery = (detail: string, pointer: string) =>
   new ProblemError(400, 'INVALID_QUERY', detail, { errors: [{ pointer, message: detail }] });
 export const notFound = (what: string) => new ProblemError(404, 'NOT_FOUND', `${what} not found`);

@@ -298,11 +298,17 @@ describe.skipIf(missing !== '')('Redis mode', () => {
     test('with the database unreachable, invocations are still answered from the last good index (past the credential cache)', async () => {
       const endpoint = served[0]!;
       expect(await rt.invoke(endpoint.path)).toEqual({ status: 200, body: endpoint.body });
+      // A key this runtime has never seen: without the database it cannot be checked.
+      const fresh = await cp.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { name: 'unseen' } });
       await link.cut();
       try {
         await until(within, rt.readyz, (r) => r.body.checks.index.sync.databaseReachable === false);
         await Bun.sleep(CREDENTIAL_CACHE_MS + 500);
         expect(await rt.invoke(endpoint.path)).toEqual({ status: 200, body: endpoint.body });
+        const unseen = await fetch(runtime.url + endpoint.path, { headers: { authorization: `Bearer ${fresh.body.key}` } });
+        expect(unseen.status).toBe(503);
+        expect(unseen.headers.get('retry-after')).toBe('1');
+        expect(await unseen.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
       } finally {
         await databaseBack();
       }
