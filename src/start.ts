@@ -33,5 +33,8 @@ try {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  throw error;
+  // A start that failed (a port in use, a database that refuses) must not leave a process that
+  // serves nothing: the process guards would otherwise keep it alive.
+  process.stderr.write(`start failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
 }

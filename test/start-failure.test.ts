@@ -1,0 +1,35 @@
+// A process that cannot start (here: its port is taken) exits non-zero with the reason, instead
+// of staying alive and serving nothing.
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+let busy: ReturnType<typeof Bun.serve>;
+beforeAll(() => {
+  busy = Bun.serve({ port: 0, hostname: '0.0.0.0', fetch: () => new Response('taken') });
+});
+afterAll(() => busy.stop(true));
+
+test.each([
+  ['the control plane (src/main.ts)', 'src/main.ts', 'PORT'],
+  ['the runtime (runtime/main.ts)', 'runtime/main.ts', 'RUNTIME_PORT'],
+])('%s exits 1 when its port is in use', async (_name, entry, portVar) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'start-failure-'));
+  const env = {
+    PATH: process.env.PATH ?? '',
+    DATA_DIR: dataDir,
+    DATABASE_URL: `sqlite:${join(dataDir, 'platform.db')}`,
+    PORT: '0',
+    RUNTIME_PORT: '0',
+    COMPONENT_ISOLATION: 'worker',
+    LOG_LEVEL: 'error',
+    [portVar]: String(busy.port),
+  };
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', entry)], { env, stdout: 'pipe', stderr: 'pipe' });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const code = await child.exited;
+  clearTimeout(timer);
+  expect(code).toBe(1);
+  expect(await new Response(child.stderr).text()).toContain('start failed');
+}, 30_000);
