@@ -12,8 +12,11 @@ export interface ResponseHeaders {
 
 const baseHeaders = (h: ResponseHeaders): Record<string, string> => ({ 'x-svc-oid': h.oid, 'x-execution-id': h.executionId });
 
+/** Statuses that carry no content (RFC 9110): no body and no content type, whatever was given. */
+const noContent = (status: number) => status === 204 || status === 205 || status === 304;
+
 export function json(status: number, body: unknown, h: ResponseHeaders): Response {
-  if (body === undefined) return new Response(null, { status, headers: baseHeaders(h) });
+  if (body === undefined || noContent(status)) return new Response(null, { status, headers: baseHeaders(h) });
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, 'x-svc-oid': h.oid, 'x-execution-id': h.executionId } });
 }
 
@@ -31,6 +34,10 @@ export function prepareStatic(s: { status: number; headers?: Record<string, stri
   const headers: Record<string, string> = { ...s.headers };
   const typeKey = Object.keys(headers).find((k) => k.toLowerCase() === 'content-type');
   if (s.body === undefined) return { status: s.status, body: null, headers };
+  if (noContent(s.status)) {
+    if (typeKey) delete headers[typeKey];
+    return { status: s.status, body: null, headers };
+  }
   if (typeKey && typeof s.body === 'string' && !/json/i.test(headers[typeKey]!)) return { status: s.status, body: s.body, headers };
   if (!typeKey) headers['content-type'] = JSON_TYPE;
   return { status: s.status, body: JSON.stringify(s.body), headers };

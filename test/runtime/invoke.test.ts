@@ -123,6 +123,21 @@ describe('response modes', () => {
     expect(await r.text()).toBe('');
   });
 
+  test('a 204 (result map, api.throw or static) has no body and no content type', async () => {
+    const c = await lowcode([{ name: 'a', code: 'return { ok: true };' }]);
+    await s.endpoint({ method: 'GET', path: '/no-content/map', componentId: c.id, successStatus: 204 });
+    const thrower = await lowcode([{ name: 'a', code: 'api.throw(204, { ignored: true });' }]);
+    await s.endpoint({ method: 'GET', path: '/no-content/throw', componentId: thrower.id });
+    await s.endpoint({ method: 'GET', path: '/no-content/static', staticResponse: { status: 204, body: { ignored: true } } });
+    for (const path of ['/no-content/map', '/no-content/throw', '/no-content/static']) {
+      const r = await s.invoke('GET', path, { key: invoker.key });
+      expect(r.status).toBe(204);
+      expect(r.headers.get('content-type')).toBeNull();
+      expect(r.headers.get('x-execution-id')).toBeTruthy();
+      expect(await r.text()).toBe('');
+    }
+  });
+
   test('legacyResults answers the legacy envelope', async () => {
     const c = await lowcode([{ name: 'a', code: 'return 1;' }, { name: 'hidden', code: 'return 2;', visible: false }]);
     await s.endpoint({ method: 'GET', path: '/legacy', componentId: c.id, legacyResults: true });
