@@ -177,7 +177,8 @@ export class Invoker {
     const guard = endpoint.guard!;
     const d = endpoint.definition;
     if (body.kind === 'malformed') return this.failure(d.validationFailure, [{ pointer: '', message: `Malformed JSON: ${body.message}` }]);
-    if (endpoint.guardsBody) {
+    // A DELETE guard checks the body when one is sent, else the query (as for GET).
+    if (endpoint.guardsBody || (body.kind === 'json' && endpoint.definition.method === 'DELETE')) {
       const value = body.kind === 'json' ? body.value : undefined;
       return guard.check(value) ? null : this.failure(d.validationFailure, guard.violations(value));
     }

@@ -20,7 +20,7 @@ export interface CompiledEndpoint {
   /** Declared at build time so the request path never re-reads the definition for them. */
   /** A body is read and passed on (every method but GET). */
   hasBody: boolean;
-  /** The guard checks the body (POST, PUT, PATCH); for GET and DELETE it checks the query. */
+  /** The guard checks the body (POST, PUT, PATCH); for GET it checks the query, for DELETE the body if one is sent, else the query. */
   guardsBody: boolean;
 }
 

@@ -265,7 +265,7 @@ describe('input validation and limits', () => {
     expect((await s.invoke('POST', '/huge', { key: invoker.key, body: { small: true } })).status).toBe(200);
   });
 
-  test('a DELETE passes its JSON body to the component; a guard on DELETE checks the query', async () => {
+  test('a DELETE passes its JSON body to the component; a guard on DELETE checks the body when one is sent, else the query', async () => {
     const c = await lowcode([{ name: 'in', code: 'const i = api.input(); return { body: i.body ?? null, query: i.query };' }]);
     await s.endpoint({ method: 'DELETE', path: '/items/:id', componentId: c.id, popResult: 'in' });
     const r = await s.invoke('DELETE', '/items/7', { key: invoker.key, body: { reason: 'gone' } });
@@ -275,7 +275,12 @@ describe('input validation and limits', () => {
     expect(await body(await s.invoke('DELETE', '/items/8', { key: invoker.key }))).toEqual({ body: null, query: {} });
     const guarded = { type: 'inline', schema: { type: 'object', properties: { force: { type: 'boolean' } }, required: ['force'] } };
     await s.endpoint({ method: 'DELETE', path: '/guarded-items/:id', componentId: c.id, popResult: 'in', guard: guarded });
-    expect((await s.invoke('DELETE', '/guarded-items/1?force=true', { key: invoker.key, body: { any: 1 } })).status).toBe(200);
+    expect((await s.invoke('DELETE', '/guarded-items/1?force=true', { key: invoker.key })).status).toBe(200);
+    // A body is what the guard sees then: a body failing it never reaches the component.
+    const badBody = await s.invoke('DELETE', '/guarded-items/1?force=true', { key: invoker.key, body: { any: 1 } });
+    expect(badBody.status).toBe(400);
+    expect((await body(badBody)).errors).toEqual([expect.objectContaining({ pointer: '/force' })]);
+    expect(await body(await s.invoke('DELETE', '/guarded-items/2', { key: invoker.key, body: { force: false } }))).toEqual({ body: { force: false }, query: {} });
     const refused = await s.invoke('DELETE', '/guarded-items/1', { key: invoker.key });
     expect(refused.status).toBe(400);
     expect((await body(refused)).errors).toEqual([expect.objectContaining({ pointer: '/query/force' })]);
