@@ -15,6 +15,7 @@ import { resolveIdentity, type ExecutionIdentity } from './identity.ts';
 import { json, outcomeResponse, staticResponse, type ResponseHeaders } from './respond.ts';
 import type { InvocationRecorder } from './recorder/index.ts';
 import type { PlatformCaller } from './platform-call.ts';
+import { ComponentLog } from './component-log.ts';
 import { queryToObject, type QueryObject } from './guard/index.ts';
 
 export interface InvokerDeps {
@@ -47,7 +48,11 @@ interface RunResult {
 }
 
 export class Invoker {
-  constructor(private readonly d: InvokerDeps) {}
+  private readonly componentLog: ComponentLog;
+
+  constructor(private readonly d: InvokerDeps) {
+    this.componentLog = new ComponentLog(d.log);
+  }
 
   /**
    * Answers one request. Synchronous (no promise at all) up to the first real wait: a cached
@@ -162,6 +167,7 @@ export class Invoker {
       timeoutMs: d.timeoutMs,
       platform: (call) => this.d.platform.call({ executorId: identity.executorId, initiatorId: c.caller.id, executionId: h.executionId }, h.oid, call),
     });
+    if (outcome.kind !== 'failed' && outcome.logs.length > 0) this.componentLog.write(endpoint.id, h.executionId, outcome.logs);
     const result = outcomeResponse(endpoint, outcome, h);
     const response = result instanceof ProblemError ? problemResponse(result, h.oid, { 'x-execution-id': h.executionId }) : result;
     return { response, executionAccountId: identity.executorId };

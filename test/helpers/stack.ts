@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, withBoundPorts } from '../../src/config.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { silentLogger, type Logger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
@@ -28,7 +28,7 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(env: Record<string, string> = {}, options: { postgresSchema?: string; isolation?: 'worker' | 'process' } = {}): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}, options: { postgresSchema?: string; isolation?: 'worker' | 'process'; runtimeLog?: Logger } = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-stack-'));
   const source = { DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: options.isolation ?? 'worker', ...env };
   let config = loadConfig(source);
@@ -40,7 +40,7 @@ export async function startStack(env: Record<string, string> = {}, options: { po
   const edge = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => runtime!.fetch(r) });
   config = withBoundPorts(config, source, { control: control.port, runtime: edge.port });
   platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });
-  runtime = await createRuntime({ config, db: platform.db, credentials: platform.credentials, jwt: platform.jwt, executor, log: silentLogger, embedded: { publisher: platform.publisher, controlPlane: (r) => platform!.app.handle(r) } });
+  runtime = await createRuntime({ config, db: platform.db, credentials: platform.credentials, jwt: platform.jwt, executor, log: options.runtimeLog ?? silentLogger, embedded: { publisher: platform.publisher, controlPlane: (r) => platform!.app.handle(r) } });
   const baseUrl = config.BASE_URL;
   const runtimeUrl = config.ENDPOINT_RUNTIME_URL;
 
