@@ -73,15 +73,29 @@ export async function readStatistics(db: Database, endpointId: string): Promise<
   };
 }
 
-/** The upper bound of the bucket holding the p-quantile (the open last bucket reports its lower bound); 0 without data. */
-function percentile(counts: number[], p: number): number {
+/**
+ * The p-quantile from the histogram: inside the bucket that holds it, interpolated on a log scale
+ * by the quantile's rank among that bucket's samples (the buckets are a 1-2-5 series, so a plain
+ * upper bound could be 2.5× the latencies it stands for); the open last bucket reports its lower
+ * bound; 0 without data. Exported for tests.
+ */
+export function percentile(counts: readonly number[], p: number): number {
   const total = counts.reduce((a, b) => a + b, 0);
   if (total === 0) return 0;
-  const rank = Math.ceil(total * p);
+  const rank = Math.max(1, Math.ceil(total * p));
   let seen = 0;
   for (let i = 0; i < counts.length; i++) {
-    seen += counts[i]!;
-    if (seen >= rank) return LATENCY_BOUNDS_MS[i] ?? LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+    const count = counts[i]!;
+    if (seen + count < rank) {
+      seen += count;
+      continue;
+    }
+    const upper = LATENCY_BOUNDS_MS[i];
+    if (upper === undefined) return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+    const fraction = (rank - seen) / count;
+    const lower = i === 0 ? 0 : LATENCY_BOUNDS_MS[i - 1]!;
+    const value = lower === 0 ? upper * fraction : lower * (upper / lower) ** fraction;
+    return Math.round(value * 10) / 10;
   }
   return 0;
 }
