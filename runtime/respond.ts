@@ -48,28 +48,41 @@ export function staticResponse(prepared: PreparedStatic, h: ResponseHeaders): Re
   return new Response(prepared.body, { status: prepared.status, headers: { ...prepared.headers, 'x-svc-oid': h.oid, 'x-execution-id': h.executionId } });
 }
 
-/** Maps an execution outcome to the Endpoint's response mode. */
+/** A response whose body is JSON text already (a value exactly as the component's Worker serialized it). */
+function rawJson(status: number, text: string | undefined, h: ResponseHeaders): Response {
+  if (text === undefined || noContent(status)) return new Response(null, { status, headers: baseHeaders(h) });
+  return new Response(text, { status, headers: { 'content-type': JSON_TYPE, 'x-svc-oid': h.oid, 'x-execution-id': h.executionId } });
+}
+
+/**
+ * Maps an execution outcome to the Endpoint's response mode. Values arrive as JSON text and are
+ * put together as text: nothing is parsed or serialized again here.
+ */
 export function outcomeResponse(endpoint: CompiledEndpoint, outcome: ExecutionOutcome, h: ResponseHeaders): Response | ProblemError {
   const d = endpoint.definition;
   switch (outcome.kind) {
     case 'failed':
       return new ProblemError(outcome.status, outcome.code, outcome.message);
     case 'thrown':
-      return json(outcome.status, outcome.body, h);
+      return rawJson(outcome.status, outcome.bodyJson, h);
     case 'results': {
       const visible = outcome.results.filter((r) => r.visible);
       if (d.noResult) return new Response(null, { status: d.successStatus, headers: baseHeaders(h) });
       if (d.popResult) {
         const result = visible.find((r) => r.name === d.popResult);
         if (!result) return new ProblemError(500, 'COMPONENT_ERROR', `The component produced no visible result named ${d.popResult}`);
-        return json(d.successStatus, result.value ?? null, h);
+        return rawJson(d.successStatus, result.json ?? 'null', h);
       }
       if (d.legacyResults) {
-        return json(d.successStatus, { success: true, results: visible.map((r) => ({ name: r.name, value: r.value })), executionId: h.executionId }, h);
+        const results = visible.map((r) => (r.json === undefined ? `{"name":${JSON.stringify(r.name)}}` : `{"name":${JSON.stringify(r.name)},"value":${r.json}}`));
+        return rawJson(d.successStatus, `{"success":true,"results":[${results.join(',')}],"executionId":${JSON.stringify(h.executionId)}}`, h);
       }
-      const map: Record<string, unknown> = {};
-      for (const r of visible) map[r.name] = r.value;
-      return json(d.successStatus, map, h);
+      // A name set twice keeps its last value, as an object literal would.
+      const entries = new Map<string, string>();
+      for (const r of visible) if (r.json !== undefined) entries.set(r.name, r.json);
+      let body = '';
+      for (const [name, json] of entries) body += `${body === '' ? '' : ','}${JSON.stringify(name)}:${json}`;
+      return rawJson(d.successStatus, `{${body}}`, h);
     }
   }
 }

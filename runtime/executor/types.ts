@@ -58,7 +58,8 @@ export interface ExecutionRequest {
 
 export interface ComponentResult {
   name: string;
-  value: unknown;
+  /** The value as the Worker serialized it (valid JSON text); absent when the value was `undefined`. */
+  json?: string;
   visible: boolean;
 }
 
@@ -70,7 +71,7 @@ export type ExecutionFailureCode = Extract<
 
 export type ExecutionOutcome =
   | { kind: 'results'; results: ComponentResult[]; logs: string[] }
-  | { kind: 'thrown'; status: number; body: unknown; logs: string[] }
+  | { kind: 'thrown'; status: number; /** The api.throw body as JSON text; absent without a body. */ bodyJson?: string; logs: string[] }
   | { kind: 'failed'; status: 500 | 502 | 504; code: ExecutionFailureCode; message: string };
 
 export type VerifyOutcome = { ok: true } | { ok: false; error: string };

@@ -28,13 +28,20 @@ function isLogs(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((l) => typeof l === 'string');
 }
 
-export function decodeOutcome(json: string): ExecutionOutcome {
-  if (json.length > MAX_REPLY_CHARS) {
+/**
+ * A 'D' payload: a JSON header, then (after a tab) the JSON texts of the result values or of the
+ * api.throw body, whose lengths the header gives (see worker/outcome.ts). The texts are taken as
+ * they are: the Worker made them with the real JSON.stringify before any component code ran.
+ */
+export function decodeOutcome(payload: string): ExecutionOutcome {
+  if (payload.length > MAX_REPLY_CHARS) {
     return failure(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
   }
+  const tab = payload.indexOf('\t');
+  const values = tab === -1 ? '' : payload.slice(tab + 1);
   let raw: unknown;
   try {
-    raw = JSON.parse(json);
+    raw = JSON.parse(tab === -1 ? payload : payload.slice(0, tab));
   } catch {
     return malformed();
   }
@@ -43,17 +50,27 @@ export function decodeOutcome(json: string): ExecutionOutcome {
     case 'results': {
       const { results, logs } = raw;
       if (!Array.isArray(results) || !isLogs(logs)) return malformed();
+      const out: ComponentResult[] = [];
+      let at = 0;
       for (const r of results as unknown[]) {
         if (!isRecord(r) || typeof r.name !== 'string' || typeof r.visible !== 'boolean') return malformed();
+        if (r.len === undefined) {
+          out.push({ name: r.name, visible: r.visible });
+          continue;
+        }
+        if (!isLength(r.len) || at + r.len > values.length) return malformed();
+        out.push({ name: r.name, visible: r.visible, json: values.slice(at, at + r.len) });
+        at += r.len;
       }
-      return { kind: 'results', results: results as ComponentResult[], logs };
+      return at === values.length ? { kind: 'results', results: out, logs } : malformed();
     }
     case 'thrown': {
-      const { status, logs } = raw;
+      const { status, logs, len } = raw;
       if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599 || !isLogs(logs)) {
         return malformed();
       }
-      return { kind: 'thrown', status, body: raw.body, logs };
+      if (len === undefined) return values.length === 0 ? { kind: 'thrown', status, logs } : malformed();
+      return isLength(len) && len === values.length && len > 0 ? { kind: 'thrown', status, bodyJson: values, logs } : malformed();
     }
     case 'failed': {
       const { status, code, message } = raw;
@@ -66,6 +83,8 @@ export function decodeOutcome(json: string): ExecutionOutcome {
       return malformed();
   }
 }
+
+const isLength = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 export function decodeVerify(json: string): VerifyOutcome {
   let raw: unknown;

@@ -1,13 +1,22 @@
 // Encodes how an invocation ended as the payload of its 'D' line: JSON-checked, size-checked and
 // with error messages only (never stacks), so nothing the server forwards needs re-checking.
+//
+// Result values and an api.throw body travel as JSON text after the header, not inside it: the
+// server answers with that text as is instead of parsing and serializing every value again.
+//   {"kind":"results","results":[{"name":"a","visible":true,"len":7},…],"logs":[…]}<TAB><values…>
+// JSON text never holds a raw tab or newline, so the tab and the line stay unambiguous.
 import { ERROR_MESSAGE_LIMIT_CHARS, RESULT_LIMIT_BYTES } from '../limits.ts';
 import type { ExecutionFailureCode } from '../types.ts';
 import { describe } from './compile.ts';
 import type { Invocation } from './invocation.ts';
 import { ThrowSignal } from './invocation.ts';
 
+// Taken before any component code runs in this Worker: whatever a component does to the global
+// JSON, values are serialized by the real JSON.stringify, so the text is always valid JSON.
+const stringify = JSON.stringify;
+
 export function failed(status: 500 | 502 | 504, code: ExecutionFailureCode, message: string): string {
-  return JSON.stringify({ kind: 'failed', status, code, message: clip(message) });
+  return stringify({ kind: 'failed', status, code, message: clip(message) });
 }
 
 /** A V8/JSC allocation failure as seen by JavaScript; the Worker is replaced after one. */
@@ -21,21 +30,24 @@ export function isOutOfMemory(err: unknown): boolean {
  */
 export function encodeSuccess(inv: Invocation): string {
   if (inv.thrown) return encodeThrown(inv, inv.thrown);
-  const entries: string[] = [];
+  let entries = '';
+  let values = '';
   let size = 0;
   for (const [name, r] of inv.results) {
     if (!r.visible) continue;
     let valueJson: string | undefined;
     try {
-      valueJson = JSON.stringify(r.value);
+      valueJson = stringify(r.value);
     } catch (err) {
       return failed(500, 'COMPONENT_ERROR', `a result is not JSON-serializable: ${describe(err)}`);
     }
     size += valueJson === undefined ? 0 : jsonBytes(valueJson);
     if (size > RESULT_LIMIT_BYTES) return failed(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
-    entries.push(`{"name":${JSON.stringify(name)},"visible":true${valueJson === undefined ? '' : `,"value":${valueJson}`}}`);
+    const entry = valueJson === undefined ? `{"name":${stringify(name)},"visible":true}` : `{"name":${stringify(name)},"visible":true,"len":${valueJson.length}}`;
+    entries = entries === '' ? entry : `${entries},${entry}`;
+    if (valueJson !== undefined) values += valueJson;
   }
-  return `{"kind":"results","results":[${entries.join(',')}],"logs":${logsJson(inv)}}`;
+  return `{"kind":"results","results":[${entries}],"logs":${logsJson(inv)}}\t${values}`;
 }
 
 export function encodeError(inv: Invocation, err: unknown): string {
@@ -47,7 +59,7 @@ export function encodeError(inv: Invocation, err: unknown): string {
 function encodeThrown(inv: Invocation, signal: ThrowSignal): string {
   let bodyJson: string | undefined;
   try {
-    bodyJson = JSON.stringify(signal.body);
+    bodyJson = stringify(signal.body);
   } catch (err) {
     return failed(500, 'COMPONENT_ERROR', `the api.throw body is not JSON-serializable: ${describe(err)}`);
   }
@@ -55,11 +67,11 @@ function encodeThrown(inv: Invocation, signal: ThrowSignal): string {
     return failed(502, 'RESULT_TOO_LARGE', `the api.throw body exceeds ${RESULT_LIMIT_BYTES} bytes when serialized`);
   }
   // Without a body (api.throw(status)) the response has none either.
-  const body = bodyJson === undefined ? '' : `"body":${bodyJson},`;
-  return `{"kind":"thrown","status":${signal.status},${body}"logs":${logsJson(inv)}}`;
+  const len = bodyJson === undefined ? '' : `"len":${bodyJson.length},`;
+  return `{"kind":"thrown","status":${signal.status},${len}"logs":${logsJson(inv)}}\t${bodyJson ?? ''}`;
 }
 
-const logsJson = (inv: Invocation): string => (inv.logs.length === 0 ? '[]' : JSON.stringify(inv.logs));
+const logsJson = (inv: Invocation): string => (inv.logs.length === 0 ? '[]' : stringify(inv.logs));
 
 function tooLarge(json: string): boolean {
   return jsonBytes(json) > RESULT_LIMIT_BYTES;

@@ -35,7 +35,7 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         );
         if (out.kind !== 'results') throw new Error(JSON.stringify(out));
         // Hidden results stay in the Worker: no response mode shows them.
-        expect(out.results).toEqual([{ name: 'shown', value: 2, visible: true }]);
+        expect(out.results).toEqual([{ name: 'shown', json: '2', visible: true }]);
         expect(out.logs).toHaveLength(2);
         expect(out.logs[0]).toStartWith('one 2 ');
         expect(out.logs[0]).toContain('three: 3');
@@ -46,12 +46,17 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         const out = await executor.execute(
           request(both(`api.log('before'); api.throw(409, { code: 'TAKEN' }); api.result('never', 1);`)[kind]),
         );
-        expect(out).toEqual({ kind: 'thrown', status: 409, body: { code: 'TAKEN' }, logs: ['before'] });
+        expect(out).toEqual({ kind: 'thrown', status: 409, bodyJson: '{"code":"TAKEN"}', logs: ['before'] });
+      });
+
+      test('a component replacing JSON.stringify cannot garble its outcome (values are serialized by the real one)', async () => {
+        const out = await executor.execute(request(both(`JSON.stringify = () => '"forged"\\t1'; api.result('a', { v: [1, 2] }); return undefined;`)[kind]));
+        expect(out).toMatchObject({ kind: 'results', results: [{ name: 'a', json: '{"v":[1,2]}', visible: true }] });
       });
 
       test('api.throw caught by the component still decides the outcome', async () => {
         const out = await executor.execute(request(both(`try { api.throw(451, 'gone'); } catch {} return 'ignored';`)[kind]));
-        expect(out).toMatchObject({ kind: 'thrown', status: 451, body: 'gone' });
+        expect(out).toMatchObject({ kind: 'thrown', status: 451, bodyJson: '"gone"' });
       });
 
       test('api.throw with an invalid status is a component error', async () => {
@@ -106,7 +111,7 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
 
       test('hidden results neither count towards the limit nor leave the Worker; visible ones add up', async () => {
         const hidden = await executor.execute(request(both(`api.result('big', 'h'.repeat(${RESULT_LIMIT_BYTES + 10}), { visible: false }); api.result('small', 1); return undefined;`)[kind]));
-        expect(hidden).toMatchObject({ kind: 'results', results: [{ name: 'small', value: 1, visible: true }] });
+        expect(hidden).toMatchObject({ kind: 'results', results: [{ name: 'small', json: '1', visible: true }] });
         // Three values of ~350 000 characters each: under the limit as UTF-16 units, over it in UTF-8.
         const third = Math.floor(RESULT_LIMIT_BYTES / 3);
         const multibyte = failureOf(await executor.execute(request(both(`for (const n of ['a', 'b', 'c']) api.result(n, 'é'.repeat(${third})); return undefined;`)[kind])));
@@ -173,9 +178,9 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
       expect(out).toEqual({
         kind: 'results',
         results: [
-          { name: 'first', value: 6, visible: true },
+          { name: 'first', json: '6', visible: true },
           // 'hidden' was seen by later elements but stays in the Worker.
-          { name: 'last', value: ['first', 'hidden'], visible: true },
+          { name: 'last', json: '["first","hidden"]', visible: true },
         ],
         logs: ['saw 6'],
       });
@@ -183,7 +188,7 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
 
     test('api.throw in a lowcode element skips the later elements', async () => {
       const rev = lowcode({ name: 'a', code: `return 1;` }, { name: 'b', code: `api.throw(404, { missing: results.a });` }, { name: 'c', code: `throw new Error('ran');` });
-      expect(await executor.execute(request(rev))).toEqual({ kind: 'thrown', status: 404, body: { missing: 1 }, logs: [] });
+      expect(await executor.execute(request(rev))).toEqual({ kind: 'thrown', status: 404, bodyJson: '{"missing":1}', logs: [] });
     });
 
     test('a lowcode syntax error names the element and fails every invocation', async () => {
@@ -196,7 +201,7 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
     test('a node module keeps module-level state per revision; returning undefined gives no result', async () => {
       const rev = node(`let n = 0; export default async (api) => { n++; api.result('n', n); }`);
       await executor.execute(request(rev));
-      expect(await executor.execute(request(rev))).toEqual({ kind: 'results', results: [{ name: 'n', value: 2, visible: true }], logs: [] });
+      expect(await executor.execute(request(rev))).toEqual({ kind: 'results', results: [{ name: 'n', json: '2', visible: true }], logs: [] });
     });
 
     test('errors carry no stack or source position', async () => {

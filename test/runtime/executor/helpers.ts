@@ -47,7 +47,8 @@ export function request(revision: CodeRevision, over: Partial<ExecutionRequest> 
 /** The visible value of result `name`, failing loudly when the outcome is not a result map. */
 export function resultOf(outcome: ExecutionOutcome, name = 'default'): unknown {
   if (outcome.kind !== 'results') throw new Error(`expected results, got ${JSON.stringify(outcome)}`);
-  return outcome.results.find((r) => r.name === name)?.value;
+  const json = outcome.results.find((r) => r.name === name)?.json;
+  return json === undefined ? undefined : JSON.parse(json);
 }
 
 export function failureOf(outcome: ExecutionOutcome): Extract<ExecutionOutcome, { kind: 'failed' }> {

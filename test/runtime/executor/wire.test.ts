@@ -1,6 +1,7 @@
 // The line protocol's framing: lines survive arbitrary chunking (including inside multi-byte
 // characters), header fields parse, and an oversized line stops the reader.
-import { expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
+import { decodeOutcome } from '../../../runtime/executor/server/decode.ts';
 import { eachLine, field, line, payload } from '../../../runtime/executor/wire/lines.ts';
 import { lineReader } from '../../../runtime/executor/wire/line-reader.ts';
 
@@ -41,4 +42,30 @@ test('a line longer than the limit is reported once and nothing more is read', (
   read(new TextEncoder().encode('\nok\n'));
   expect(overflows).toBe(1);
   expect(got).toEqual([]);
+});
+
+describe('outcome payloads (header, tab, value texts)', () => {
+  const crashed = { kind: 'failed', status: 502, code: 'EXECUTOR_CRASHED' };
+
+  test('values are cut from the text after the tab by the lengths in the header', () => {
+    const payload = '{"kind":"results","results":[{"name":"a","visible":true,"len":7},{"name":"u","visible":true},{"name":"b","visible":true,"len":3}],"logs":["l"]}\t{"x":1}[2]';
+    expect(decodeOutcome(payload)).toEqual({
+      kind: 'results',
+      results: [{ name: 'a', visible: true, json: '{"x":1}' }, { name: 'u', visible: true }, { name: 'b', visible: true, json: '[2]' }],
+      logs: ['l'],
+    });
+    expect(decodeOutcome('{"kind":"thrown","status":418,"len":4,"logs":[]}\t"no"')).toEqual({ kind: 'thrown', status: 418, bodyJson: '"no"', logs: [] });
+    expect(decodeOutcome('{"kind":"thrown","status":204,"logs":[]}\t')).toEqual({ kind: 'thrown', status: 204, logs: [] });
+  });
+
+  test.each([
+    ['lengths short of the text', '{"kind":"results","results":[{"name":"a","visible":true,"len":1}],"logs":[]}\t12'],
+    ['a length past the text', '{"kind":"results","results":[{"name":"a","visible":true,"len":5}],"logs":[]}\t12'],
+    ['a negative or fractional length', '{"kind":"results","results":[{"name":"a","visible":true,"len":-1}],"logs":[]}\t'],
+    ['text without a length', '{"kind":"results","results":[{"name":"a","visible":true}],"logs":[]}\t1'],
+    ['a thrown body of another length', '{"kind":"thrown","status":400,"len":2,"logs":[]}\t123'],
+    ['a header that is not JSON', '{"kind":"results"\t1'],
+  ])('%s → EXECUTOR_CRASHED', (_name, payload) => {
+    expect(decodeOutcome(payload)).toMatchObject(crashed);
+  });
 });
