@@ -17,7 +17,7 @@ export function sanitizeHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-export type ParsedBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'malformed'; message: string };
+export type ParsedBody = { kind: 'none' } | { kind: 'json'; value: unknown; /** the text it was parsed from */ text: string } | { kind: 'malformed'; message: string };
 
 /** Reads a request body: 413 over 1 MiB, 415 when a body is not JSON; malformed JSON is reported, not thrown. */
 export async function readBody(request: Request): Promise<ParsedBody> {
@@ -28,7 +28,7 @@ export async function readBody(request: Request): Promise<ParsedBody> {
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { kind: 'malformed', message: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   try {
-    return { kind: 'json', value: JSON.parse(text) };
+    return { kind: 'json', value: JSON.parse(text), text };
   } catch (error) {
     return { kind: 'malformed', message: (error as Error).message };
   }

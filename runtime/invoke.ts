@@ -161,6 +161,7 @@ export class Invoker {
         headers: sanitizeHeaders(request.headers),
         inputs: d.inputs ?? {},
       },
+      ...(body.kind === 'json' ? { bodyJson: body.text } : {}),
       executionId: h.executionId,
       oid: h.oid,
       currentUser: identity.currentUser,

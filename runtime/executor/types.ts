@@ -50,6 +50,11 @@ export interface ExecutionRequest {
   executionId: string;
   oid: string;
   currentUser: CurrentUser;
+  /**
+   * The body's JSON text as received, when the caller has it (it must be valid JSON and equal to
+   * `input.body`): sent to the Worker as is instead of serializing `input.body` again.
+   */
+  bodyJson?: string;
   /** Deadline for this invocation, counted from the call to `execute` (time spent queued included). */
   timeoutMs: number;
   /** Serves api.platform(method, path, body) on the server side, as the execution identity. */

@@ -265,6 +265,20 @@ describe('input validation and limits', () => {
     expect((await s.invoke('POST', '/huge', { key: invoker.key, body: { small: true } })).status).toBe(200);
   });
 
+  test('the body reaches the component exactly as sent: pretty-printed, multi-byte, odd keys', async () => {
+    const c = await lowcode([{ name: 'in', code: 'const b = api.input().body; return { b, own: Object.keys(b), proto: Object.getPrototypeOf(b) === Object.prototype };' }]);
+    await s.endpoint({ method: 'POST', path: '/echo-body', componentId: c.id, popResult: 'in' });
+    const sent = { name: 'Grüße \u2028 😀', nested: { list: [1, 2.5, -1, 1e21, null, true], tab: 'a\tb' }, __proto__x: 1 };
+    const raw = `{\r\n  "name": ${JSON.stringify(sent.name)},\n  "nested": ${JSON.stringify(sent.nested, null, 2)},\n  "__proto__": { "polluted": true },\n  "__proto__x": 1\n}\n`;
+    const r = await s.invoke('POST', '/echo-body', { key: invoker.key, raw, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(200);
+    const out = (await body(r)) as { b: Record<string, unknown>; own: string[]; proto: boolean };
+    expect(out.own).toEqual(['name', 'nested', '__proto__', '__proto__x']);
+    expect(out.proto).toBe(true);
+    expect(out.b).toMatchObject({ name: sent.name, nested: sent.nested, __proto__x: 1 });
+    expect(out.b.__proto__).toEqual({ polluted: true });
+  });
+
   test('a DELETE passes its JSON body to the component; a guard on DELETE checks the body when one is sent, else the query', async () => {
     const c = await lowcode([{ name: 'in', code: 'const i = api.input(); return { body: i.body ?? null, query: i.query };' }]);
     await s.endpoint({ method: 'DELETE', path: '/items/:id', componentId: c.id, popResult: 'in' });

@@ -186,8 +186,7 @@ export class Dispatcher {
     p.loaded = loaded;
     this.pending.set(p.id, p);
     if (p.kind === 'run') {
-      const { input, executionId, oid, currentUser } = p.request;
-      host.link.send(line('R', [p.id, key], JSON.stringify({ input, executionId, oid, currentUser })));
+      host.link.send(line('R', [p.id, key], encodeRun(p.request)));
     } else {
       host.link.send(line('V', [p.id, key]));
     }
@@ -304,4 +303,16 @@ export class Dispatcher {
       host.link.send(line('P', [id], text));
     }, this.options.log);
   }
+}
+
+/** The payload of an 'R' line: what the Worker's Invocation is built from. */
+function encodeRun(r: ExecutionRequest): string {
+  const { input, executionId, oid, currentUser } = r;
+  if (r.bodyJson === undefined) return JSON.stringify({ input, executionId, oid, currentUser });
+  // The received text, spliced in: valid JSON can hold a raw CR or LF only between tokens, where a
+  // space means the same, and a line must not hold one.
+  const body = r.bodyJson.includes('\n') || r.bodyJson.includes('\r') ? r.bodyJson.replace(/[\r\n]/g, ' ') : r.bodyJson;
+  const { body: _parsed, ...rest } = input;
+  const head = JSON.stringify(rest);
+  return `{"input":${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"body":${body}},"executionId":${JSON.stringify(executionId)},"oid":${JSON.stringify(oid)},"currentUser":${JSON.stringify(currentUser)}}`;
 }
