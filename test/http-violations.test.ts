@@ -62,5 +62,9 @@ describe('each violation once', () => {
     const keys = r.body.errors.map((e) => `${e.pointer} ${e.message}`);
     expect(keys).toContain("/query/groupBy/0 unknown field 'bogus'");
     expect(new Set(keys).size).toBe(keys.length);
+    // A default sort the client never asked for says so when a cast makes it impossible.
+    const cast = await p.json<Problem>('GET', `/api/v1/agents/runs/${run.body.id}/events?cast=${encodeURIComponent('{"seq":"JSON"}')}`);
+    expect(cast.status).toBe(400);
+    expect(cast.body.errors).toEqual([expect.objectContaining({ pointer: '/query/sort', message: expect.stringContaining('the default sort of this list') })]);
   });
 });

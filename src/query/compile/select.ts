@@ -143,7 +143,7 @@ export function planSelect(scope: Scope, input: SelectInput, issues: Issues): Se
   // Sort.
   const sort =
     input.sort ??
-    (grouped ? (groupBy ?? []).map((g) => ({ name: g.name, dir: 'asc' as const, at: g.at })) : input.defaultSort.map((s) => ({ name: s.field, dir: s.dir, at: '/query/sort' })));
+    (grouped ? (groupBy ?? []).map((g) => ({ name: g.name, dir: 'asc' as const, at: g.at })) : input.defaultSort.map((s) => ({ name: s.field, dir: s.dir, at: '/query/sort', implied: true })));
   for (const entry of sort) {
     issues.section(() => {
       if (grouped) {
@@ -160,7 +160,8 @@ export function planSelect(scope: Scope, input: SelectInput, issues: Issues): Se
         return;
       }
       const op = scope.resolve(entry.name, entry.at);
-      if (!op.sortable) fail(entry.at, `cannot sort by '${entry.name}'`);
+      // The list's default sort was not asked for: say so, and where to give another.
+      if (!op.sortable) fail(entry.at, `cannot sort by '${entry.name}'${'implied' in entry ? ' (the default sort of this list; give sort=… to choose another)' : ''}`);
       // A JSON path sorts its numbers numerically first, then by text (non-numbers as NULLs there).
       if (op.number) plan.order.push({ sql: op.number, dir: entry.dir, nullable: true });
       plan.order.push({ sql: op.sql, dir: entry.dir, nullable: op.nullable });
