@@ -6,6 +6,23 @@ import { isAdmin, type Principal } from '../auth/roles.ts';
 import { defineResource, defineTable, parseListQuery, runList, type ListQuery, type ListResource, type ListResult } from '../query/index.ts';
 import { listInWorkspaces } from '../query/scope.ts';
 
+const revisionsTable = defineTable({
+  name: 'component_revisions',
+  key: 'id',
+  fields: {
+    id: { column: 'id', type: 'uuid' },
+    componentId: { column: 'component_id', type: 'uuid' },
+    number: { column: 'number', type: 'integer' },
+    digest: { column: 'digest', type: 'string' },
+    status: { column: 'status', type: 'string' },
+    createdBy: { column: 'created_by', type: 'uuid' },
+    createdAt: { column: 'created_at', type: 'timestamp' },
+  },
+});
+
+/** The revision fields a component's `latestRevision.…` and `activeRevision.…` reach. */
+const REVISION_FIELDS = ['id', 'number', 'digest', 'status', 'createdAt'];
+
 export const componentsTable = defineTable({
   name: 'components',
   key: 'id',
@@ -21,6 +38,11 @@ export const componentsTable = defineTable({
     createdBy: { column: 'created_by', type: 'uuid' },
     createdAt: { column: 'created_at', type: 'timestamp' },
     updatedAt: { column: 'updated_at', type: 'timestamp' },
+  },
+  // The record's latestRevision and activeRevision, e.g. `filter[field]=activeRevision.status`.
+  relations: {
+    latestRevision: { table: revisionsTable, from: 'latestRevisionId', to: 'id', fields: REVISION_FIELDS },
+    activeRevision: { table: revisionsTable, from: 'activeRevisionId', to: 'id', fields: REVISION_FIELDS },
   },
 });
 
@@ -55,19 +77,7 @@ async function withRecords(query: ListQuery, result: ListResult, expand: (ids: s
 }
 
 export const revisionsResource = defineResource({
-  table: defineTable({
-    name: 'component_revisions',
-    key: 'id',
-    fields: {
-      id: { column: 'id', type: 'uuid' },
-      componentId: { column: 'component_id', type: 'uuid' },
-      number: { column: 'number', type: 'integer' },
-      digest: { column: 'digest', type: 'string' },
-      status: { column: 'status', type: 'string' },
-      createdBy: { column: 'created_by', type: 'uuid' },
-      createdAt: { column: 'created_at', type: 'timestamp' },
-    },
-  }),
+  table: revisionsTable,
   ...LIST_OPTIONS,
   defaultSort: [{ field: 'number', dir: 'desc' }],
 });

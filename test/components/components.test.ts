@@ -276,6 +276,15 @@ describe('PATCH and revisions', () => {
     expect(r.body.data[0]!.latestRevision).toMatchObject({ number: 1 });
     expect((await h.json<Problem>('GET', '/api/v1/components?limit=x', { key: compAdmin.key })).status).toBe(400);
   });
+
+  test('list: the latest and active revision are reachable by their record names', async () => {
+    const c = await create(lowcode({ name: 'RelList' }));
+    await patch(c.id, { elements: [{ name: 'greeting', code: 'return 2;' }] });
+    const filter = encodeURIComponent(JSON.stringify({ and: [{ field: 'name', op: 'eq', value: 'RelList' }, { field: 'latestRevision.number', op: 'eq', value: 2 }] }));
+    const r = await h.json<{ data: Record<string, unknown>[] }>('GET', `/api/v1/components?filter=${filter}&fields=id,latestRevision.number,activeRevision.status`, { key: compAdmin.key });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual([{ id: c.id, 'latestRevision.number': 2, 'activeRevision.status': 'active' }]);
+  });
 });
 
 describe('roles and workspaces', () => {
