@@ -31,8 +31,9 @@ export class TableComponentLookup implements ComponentLookup {
         ? eq(componentRevisions.id, component.activeRevisionId)
         : undefined;
     let [revision] = where ? await q.select().from(componentRevisions).where(where).orderBy(desc(componentRevisions.number)).limit(1) : [];
-    // A node revision runs only once deployed: a pinned one without a ready deployment is not usable.
-    if (revision && digest && component.kind === 'node' && !(await this.deployedReady(q, revision.id))) revision = undefined;
+    // A node revision runs only once deployed and activated (DESIGN §7: a ready revision is not used
+    // until activated): a pinned one must be, or have been, the selected revision.
+    if (revision && digest && component.kind === 'node' && !(revision.status !== 'pending' && (await this.deployedReady(q, revision.id)))) revision = undefined;
     return {
       component: { id: component.id, kind: component.kind, workspaceId: component.workspaceId, name: component.name },
       revision: revision ? { id: revision.id, number: revision.number, digest: revision.digest, content: revision.content, compiled: revision.compiled } : null,

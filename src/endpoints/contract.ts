@@ -76,7 +76,7 @@ async function checkComponent(q: Orm, e: EndpointRecord, componentId: string, de
   if (e.componentDigest && !revision) {
     // A pinned node revision that exists but is not deployed yet is like no selected ready revision.
     if (component.kind === 'node' && (await deps.components.hasDigest(q, componentId, e.componentDigest))) {
-      warn('COMPONENT_NOT_READY', 'The pinned node revision has no ready deployment; invocations answer 503 until it is deployed', '/componentDigest');
+      warn('COMPONENT_NOT_READY', 'The pinned node revision has not been deployed and activated; invocations answer 503 until it is', '/componentDigest');
     } else {
       error('UNKNOWN_DIGEST', 'componentDigest names no revision of the component', '/componentDigest');
     }

@@ -426,7 +426,7 @@ describe('node components and bindings', () => {
     expect(legacy.results).toEqual([{ name: 'shown', value: 1 }, { name: 'forced', value: 3 }]);
   });
 
-  test('a pinned node revision not deployed yet: activation warns, invocations 503 until it is ready', async () => {
+  test('a pinned node revision runs only once deployed and activated (then also after it is superseded)', async () => {
     const created = await s.api('POST', '/api/v1/components', { name: 'node-pin', kind: 'node', source: 'export default async () => "pinned";' });
     const digest = created.body.latestRevision.digest;
     const definition = await s.api('POST', '/api/v1/endpoints', { name: 'e', method: 'GET', path: '/node-pinned', componentId: created.body.id, componentDigest: digest, popResult: 'default' });
@@ -434,24 +434,33 @@ describe('node components and bindings', () => {
     const activated = await s.api('POST', `/api/v1/endpoints/${definition.body.id}/activate`);
     expect(activated.status).toBe(200);
     expect(activated.body.contractStatus.warnings).toEqual([expect.objectContaining({ code: 'COMPONENT_NOT_READY', pointer: '/componentDigest' })]);
-    const before = await s.invoke('GET', '/node-pinned', { key: invoker.key });
-    expect(before.status).toBe(503);
-    expect((await body(before)).code).toBe('COMPONENT_NOT_READY');
-    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
-    let status = dep.body.status;
-    for (let i = 0; i < 100 && status === 'building'; i++) {
-      await Bun.sleep(50);
-      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
-    }
-    expect(status).toBe('ready');
-    // The index is republished right after the build is recorded.
-    let after = await s.invoke('GET', '/node-pinned', { key: invoker.key });
-    for (let i = 0; i < 20 && after.status === 503; i++) {
-      await Bun.sleep(25);
-      after = await s.invoke('GET', '/node-pinned', { key: invoker.key });
-    }
-    expect(after.status).toBe(200);
-    expect(await body(after)).toBe('pinned');
+    const notReady = async () => {
+      const r = await s.invoke('GET', '/node-pinned', { key: invoker.key });
+      expect(r.status).toBe(503);
+      expect((await body(r)).code).toBe('COMPONENT_NOT_READY');
+    };
+    await notReady();
+    const deploy = async (revisionId: string) => {
+      const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId });
+      let status = dep.body.status;
+      for (let i = 0; i < 100 && status === 'building'; i++) {
+        await Bun.sleep(50);
+        status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
+      }
+      expect(status).toBe('ready');
+      return dep.body.id as string;
+    };
+    // Ready is not enough: a ready revision is not used until activated (DESIGN §7).
+    const first = await deploy(created.body.latestRevision.id);
+    await Bun.sleep(100);
+    await notReady();
+    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${first}/activate`)).status).toBe(200);
+    expect(await body(await s.invoke('GET', '/node-pinned', { key: invoker.key }))).toBe('pinned');
+    // A newer revision activated: the pin still runs its (once selected, now superseded) revision.
+    const updated = await s.api('PATCH', `/api/v1/components/${created.body.id}`, { source: 'export default async () => "newer";' });
+    const second = await deploy(updated.body.latestRevision.id);
+    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${second}/activate`)).status).toBe(200);
+    expect(await body(await s.invoke('GET', '/node-pinned', { key: invoker.key }))).toBe('pinned');
   });
 
   test('an Endpoint bound to latest follows a new revision; a pinned one stays', async () => {
