@@ -158,6 +158,10 @@ export class HostCore {
         case 'O':
           this.terminate(slot, 'replacing');
           return;
+        case 'E':
+          // Idle, and its revision failed to load: the next invocation starts a fresh Worker.
+          if (slot.ids.size === 0) this.terminate(slot, 'dropping');
+          return;
       }
     });
     if (out.length > 0) this.emit(out.join('\n'));

@@ -5,9 +5,10 @@
 /**
  * Tags. Server→host: L load revision source, R run, V verify, P platform reply, K kill Worker,
  * X drop revision, S stop. Host→server: H hello, D done (outcome), C platform call, k kill
- * acknowledged. Worker→host: D, C, O (memory exhausted, replace me).
+ * acknowledged. Worker→host: D, C, O (memory exhausted, replace me), E (the revision failed to
+ * load; retire me once idle).
  */
-export type Tag = 'L' | 'R' | 'V' | 'P' | 'K' | 'X' | 'S' | 'H' | 'D' | 'C' | 'k' | 'O';
+export type Tag = 'L' | 'R' | 'V' | 'P' | 'K' | 'X' | 'S' | 'H' | 'D' | 'C' | 'k' | 'O' | 'E';
 
 export function line(tag: Tag, fields: readonly number[], payload = ''): string {
   let head: string = tag;

@@ -5,6 +5,7 @@ import { eachLine, field, line, payload } from '../wire/lines.ts';
 import { compileRevision, describe, type Runner } from './compile.ts';
 import { Invocation, type RunRequest } from './invocation.ts';
 import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts';
+import { installLeftoverGuard } from './leftovers.ts';
 
 let runner: Promise<Runner> | undefined;
 /** The runner once compiled: calls skip a promise turn. */
@@ -12,6 +13,10 @@ let ready: Runner | undefined;
 /** Results the revision declares hidden (node). */
 let hidden: ReadonlySet<string> = new Set();
 const live = new Map<number, Invocation>();
+
+/** The revision failed to load: once its invocations are answered the Worker asks to be replaced. */
+let loadFailed = false;
+const leftovers = installLeftoverGuard(() => live.size > 0 && ready !== undefined);
 
 let outbox: string[] = [];
 function send(text: string): void {
@@ -40,9 +45,19 @@ async function run(id: number, json: string): Promise<void> {
     outOfMemory = isOutOfMemory(err);
     out = inv ? encodeError(inv, err) : failed(500, 'COMPONENT_ERROR', describe(err));
   }
+  // A stray error may have answered it already (see below).
+  if (inv && live.get(id) !== inv) return;
+  finish(id, out, outOfMemory);
+}
+
+function finish(id: number, out: string, outOfMemory: boolean): void {
   live.delete(id);
   send(line('D', [id], out));
   if (outOfMemory) send(line('O', []));
+  if (live.size > 0) return;
+  leftovers.sweep();
+  // A module that failed to load is not retried in this Worker: a fresh one loads it again.
+  if (loadFailed) send(line('E', []));
 }
 
 async function verify(id: number): Promise<void> {
@@ -72,9 +87,14 @@ function handle(text: string): void {
       hidden = new Set(revision.kind === 'node' ? revision.hidden ?? [] : []);
       const compiling = compileRevision(revision);
       runner = compiling;
-      compiling.then((r) => {
-        if (runner === compiling) ready = r;
-      }, () => {}); // a failure is reported per invocation
+      compiling.then(
+        (r) => {
+          if (runner === compiling) ready = r;
+        },
+        () => {
+          loadFailed = true; // reported per invocation
+        },
+      );
       break;
     }
     case 'R':
@@ -94,7 +114,14 @@ addEventListener('message', (event) => {
   if (typeof data === 'string') eachLine(data, handle);
 });
 
-// Errors that escape an invocation (a stray timer, an unawaited promise) cannot be attributed to
-// one; keep the Worker serving the others instead of letting one stray error end them all.
-addEventListener('error', (event) => event.preventDefault());
-addEventListener('unhandledrejection', (event) => event.preventDefault());
+// An error no invocation awaited (a timer callback, an unawaited promise) came from this revision's
+// code: the invocations still running end with it (500 COMPONENT_ERROR, as an uncaught error), and
+// the Worker keeps serving. Without these handlers Bun ends the Worker.
+function strayError(err: unknown): void {
+  const outOfMemory = isOutOfMemory(err);
+  const out = outOfMemory ? failed(502, 'EXECUTOR_RESOURCE_LIMIT', 'the component ran out of memory') : failed(500, 'COMPONENT_ERROR', describe(err));
+  for (const id of [...live.keys()]) finish(id, out, false);
+  if (outOfMemory) send(line('O', []));
+}
+process.on('uncaughtException', strayError);
+process.on('unhandledRejection', strayError);

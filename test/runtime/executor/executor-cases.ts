@@ -54,6 +54,28 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         expect(out).toMatchObject({ kind: 'results', results: [{ name: 'a', json: '{"v":[1,2]}', visible: true }] });
       });
 
+      // Under worker isolation `bun test` itself ends Workers that throw outside an invocation (they
+      // share its process); worker.test.ts checks that isolation in a child process instead.
+      test.skipIf(label === 'worker')('an error no invocation awaited (timer, unawaited rejection) is the running invocation\'s 500; the Worker serves on', async () => {
+        const timer = both(`setTimeout(() => { throw new Error('slow timer throw'); }, 10); await Bun.sleep(300); return 1;`)[kind];
+        expect(failureOf(await executor.execute(request(timer)))).toMatchObject({ status: 500, code: 'COMPONENT_ERROR', message: 'slow timer throw' });
+        const rejection = both(`Promise.reject(new Error('unhandled rejection')); await Bun.sleep(300); return 1;`)[kind];
+        expect(failureOf(await executor.execute(request(rejection)))).toMatchObject({ status: 500, code: 'COMPONENT_ERROR', message: 'unhandled rejection' });
+        // The same Worker answers the next invocation normally.
+        const module = kind === 'node' ? node(`let calls = 0; export default async (api) => { calls++; if (calls === 1) setTimeout(() => { throw new Error('stray'); }, 5); await Bun.sleep(100); return calls; }`) : lowcode({ name: 'default', code: `globalThis.calls = (globalThis.calls ?? 0) + 1; if (globalThis.calls === 1) setTimeout(() => { throw new Error('stray'); }, 5); await Bun.sleep(100); return globalThis.calls;` });
+        expect(failureOf(await executor.execute(request(module))).code).toBe('COMPONENT_ERROR');
+        expect(resultOf(await executor.execute(request(module)))).toBe(2);
+      });
+
+      test('timers an invocation leaves behind are stopped once it is answered', async () => {
+        const rev = both(`globalThis.runs = (globalThis.runs ?? 0) + 1; if (globalThis.runs === 1) setTimeout(() => { for (;;) {} }, 50); setInterval(() => { globalThis.ticks = (globalThis.ticks ?? 0) + 1; }, 5); return globalThis.ticks ?? 0;`)[kind];
+        expect(resultOf(await executor.execute(request(rev)))).toBe(0);
+        await Bun.sleep(200);
+        // Neither the loop (it would make this a 504) nor the interval ran after the first answer.
+        const next = await executor.execute(request(rev, { timeoutMs: 2000 }));
+        expect(resultOf(next)).toBe(0);
+      });
+
       test('api.throw caught by the component still decides the outcome', async () => {
         const out = await executor.execute(request(both(`try { api.throw(451, 'gone'); } catch {} return 'ignored';`)[kind]));
         expect(out).toMatchObject({ kind: 'thrown', status: 451, bodyJson: '"gone"' });
@@ -227,6 +249,14 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
       expect(f).toMatchObject({ status: 502, code: 'EXECUTOR_CRASHED' });
       expect(f.message).toContain('deadline');
       expect(resultOf(await executor.execute(request(rev)))).toBe('late');
+    }, 20_000);
+
+    test('a module that failed to load is loaded again by a fresh Worker', async () => {
+      const until = Date.now() + 400;
+      const rev = node(`if (Date.now() < ${until}) throw new Error('early'); export default async () => 'loaded';`);
+      expect(failureOf(await executor.execute(request(rev)))).toMatchObject({ status: 500, code: 'COMPONENT_ERROR', message: 'early' });
+      await Bun.sleep(Math.max(0, until - Date.now()) + 100);
+      expect(resultOf(await executor.execute(request(rev)))).toBe('loaded');
     }, 20_000);
 
     test('idle Workers are evicted (module state starts over)', async () => {

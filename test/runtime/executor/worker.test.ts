@@ -1,5 +1,6 @@
 // The shared executor behaviour under worker isolation (trusted code, Workers in the server).
 import { expect, test } from 'bun:test';
+import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
 import { executorCases } from './executor-cases.ts';
 
@@ -18,3 +19,13 @@ test('worker isolation warns that it is unsafe and claims no sandbox layer', asy
     await executor.close();
   }
 });
+
+test('a stray error (timer, unawaited rejection) is the running invocation\'s 500 and the Worker serves on (outside bun test)', async () => {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, 'fixtures', 'stray-errors.ts'), 'worker'], { stdout: 'pipe', stderr: 'inherit' });
+  const out = JSON.parse((await new Response(child.stdout).text()).trim().split('\n').at(-1)!) as Record<string, unknown>;
+  expect(await child.exited).toBe(0);
+  expect(out.timer).toMatchObject({ kind: 'failed', status: 500, code: 'COMPONENT_ERROR', message: 'slow timer throw' });
+  expect(out.rejection).toMatchObject({ kind: 'failed', status: 500, code: 'COMPONENT_ERROR', message: 'unhandled rejection' });
+  expect(out.first).toMatchObject({ kind: 'failed', code: 'COMPONENT_ERROR', message: 'stray' });
+  expect(out.second).toEqual({ kind: 'results', results: [{ name: 'default', json: '2', visible: true }], logs: [] });
+}, 30_000);
