@@ -104,6 +104,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const components = new ComponentService(componentDeps);
   const deployments = new DeploymentService({ ...componentDeps, verifier: options.executor, log });
   await deployments.failStaleBuilds();
+  const stopStaleSweep = deployments.sweepStaleBuilds();
 
   const runStore = new RunStore(db);
   const app = createControlPlaneApp({
@@ -153,6 +154,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     endpoints,
     runs: runStore,
     async close() {
+      stopStaleSweep();
       await deployments.idle();
       await credentials.close();
       redis?.disconnect();

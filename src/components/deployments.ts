@@ -158,6 +158,16 @@ export class DeploymentService {
     return this.db.write((q) => this.deployments.failStale(q, before, 'The build was interrupted before it finished'));
   }
 
+  /**
+   * Keeps failing stale attempts while the control plane runs: an attempt interrupted shortly
+   * before a restart is not yet stale at start. Returns the stop function.
+   */
+  sweepStaleBuilds(): () => void {
+    const timer = setInterval(() => void this.failStaleBuilds().catch(() => undefined), this.buildTimeoutMs);
+    timer.unref?.();
+    return () => clearInterval(timer);
+  }
+
   private async find(component: ComponentRecord, deploymentId: string): Promise<DeploymentRecord> {
     assertId(deploymentId, 'Deployment');
     const deployment = await this.db.read((q) => this.deployments.get(q, component.id, deploymentId));

@@ -7,6 +7,8 @@ import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 import { startComponentHarness, type ComponentHarness } from './harness.ts';
 import { resolveRevision } from '../../src/components/index.ts';
 import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
+import { DeploymentService } from '../../src/components/deployments.ts';
+import { silentLogger } from '../../src/lib/log.ts';
 
 type Revision = { id: string; number: number; digest: string; status: string };
 type Component = { id: string; version: number; latestRevision: Revision | null; activeRevision: Revision | null };
@@ -202,6 +204,27 @@ describe('failures', () => {
     expect(await h.deployments.failStaleBuilds()).toBeGreaterThanOrEqual(1);
     const r = await h.json<Deployment>('GET', `/api/v1/components/${c.id}/deployments/${id}`, { key: compAdmin.key });
     expect(r.body).toMatchObject({ status: 'failed', error: expect.stringContaining('interrupted') });
+  });
+
+  test('an attempt interrupted just before a restart is failed by the sweep once it is stale', async () => {
+    const c = await nodeComponent();
+    const id = crypto.randomUUID();
+    await h.db.read((q) => q.insert(h.db.t.deployments).values({
+      id, componentId: c.id, revisionId: c.latestRevision!.id, status: 'building', error: null, active: false, createdBy: compAdmin.id, createdAt: new Date(), readyAt: null,
+    }));
+    // Not stale yet at "start"; the running sweep (here with a 50 ms build timeout) fails it later.
+    const quick = new DeploymentService({ db: h.db, publisher: { published: async () => {} }, onActiveRevisionChanged: async () => {}, verifier: { verify: async () => ({ ok: true }) }, log: silentLogger, buildTimeoutMs: 50 });
+    const stop = quick.sweepStaleBuilds();
+    try {
+      let status = 'building';
+      for (let i = 0; i < 50 && status === 'building'; i++) {
+        await Bun.sleep(20);
+        status = (await h.json<Deployment>('GET', `/api/v1/components/${c.id}/deployments/${id}`, { key: compAdmin.key })).body.status;
+      }
+      expect(status).toBe('failed');
+    } finally {
+      stop();
+    }
   });
 });
 
