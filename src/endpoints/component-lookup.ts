@@ -50,12 +50,21 @@ export class TableComponentLookup implements ComponentLookup {
     await lockRow(this.db, q, 'components', componentId, 'share');
   }
 
-  async hasDigest(q: Orm, componentId: string, digest: string): Promise<boolean> {
-    const { componentRevisions } = this.db.t;
+  /**
+   * Whether the component has a revision with this digest; with `workspaceId`, only a component
+   * of that workspace counts (another workspace's components are unknown, digests included).
+   */
+  async hasDigest(q: Orm, componentId: string, digest: string, workspaceId?: string): Promise<boolean> {
+    const { componentRevisions, components } = this.db.t;
     const rows = await q
       .select({ id: componentRevisions.id })
       .from(componentRevisions)
-      .where(and(eq(componentRevisions.componentId, componentId), eq(componentRevisions.digest, digest)))
+      .innerJoin(components, eq(components.id, componentRevisions.componentId))
+      .where(and(
+        eq(componentRevisions.componentId, componentId),
+        eq(componentRevisions.digest, digest),
+        ...(workspaceId === undefined ? [] : [eq(components.workspaceId, workspaceId)]),
+      ))
       .limit(1);
     return rows.length > 0;
   }

@@ -17,7 +17,7 @@ export interface ComponentLookup {
   /** The component (null when absent) and the revision a binding runs: pinned digest, else latest active / selected ready. */
   resolve(q: Orm, componentId: string, digest: string | undefined): Promise<{ component: { id: string; kind: ComponentKind; workspaceId: string }; revision: ResolvedRevision | null } | null>;
   /** Whether a digest names a revision of the component. */
-  hasDigest(q: Orm, componentId: string, digest: string): Promise<boolean>;
+  hasDigest(q: Orm, componentId: string, digest: string, workspaceId?: string): Promise<boolean>;
   /** Inside a write that binds the component: a concurrent DELETE waits for it, then sees it used. */
   hold(q: Orm, componentId: string): Promise<void>;
 }

@@ -183,10 +183,10 @@ export class EndpointService {
     const { components } = this.deps.contract;
     if (e.componentId) await components.hold(q, e.componentId);
     if (e.guard?.type === 'component') await components.hold(q, e.guard.componentId);
-    if (e.componentId && e.componentDigest && !(await components.hasDigest(q, e.componentId, e.componentDigest))) {
+    if (e.componentId && e.componentDigest && !(await components.hasDigest(q, e.componentId, e.componentDigest, e.workspaceId))) {
       errors.push({ pointer: '/componentDigest', message: 'No revision of the component has this digest' });
     }
-    if (e.guard?.type === 'component' && e.guard.componentDigest && !(await components.hasDigest(q, e.guard.componentId, e.guard.componentDigest))) {
+    if (e.guard?.type === 'component' && e.guard.componentDigest && !(await components.hasDigest(q, e.guard.componentId, e.guard.componentDigest, e.workspaceId))) {
       errors.push({ pointer: '/guard/componentDigest', message: 'No revision of the guard component has this digest' });
     }
     if (errors.length > 0) throw new ProblemError(422, 'UNKNOWN_DIGEST', errors[0]!.message, { errors });

@@ -67,3 +67,14 @@ test('a lowcode popResult may name a result that only api.result produces (a war
   const bad = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'py', method: 'GET', path: '/py', componentId: plain.body.id, popResult: 'extra' } });
   expect(bad.body.contractStatus.errors).toEqual([expect.objectContaining({ code: 'POP_RESULT_UNKNOWN', pointer: '/popResult' })]);
 });
+
+test('a digest of a component in another workspace is unknown, as the component itself is', async () => {
+  const ws = await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'digest-elsewhere' } });
+  const c = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'home', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] } });
+  const real = c.body.latestRevision.digest as string;
+  for (const digest of [real, `sha256:${'0'.repeat(64)}`]) {
+    const r = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'x', method: 'GET', path: `/foreign-${digest.slice(-6)}`, workspaceId: ws.body.id, componentId: c.body.id, componentDigest: digest } });
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/componentDigest' }] });
+  }
+});
