@@ -80,4 +80,8 @@ describe('configuration', () => {
       expect((error as Error).message).toContain(name);
     }
   });
+
+  test('a bad enumerated value names every allowed one', () => {
+    expect(() => loadConfig({ COMPONENT_ISOLATION: 'sandbox' })).toThrow('COMPONENT_ISOLATION: Expected one of: process, worker');
+  });
 });

@@ -62,7 +62,13 @@ function explain(errors: Iterable<ValueError>, prefix: string, out: Violation[],
     if (out.length >= MAX_VIOLATIONS) return;
     const pointer = prefix + error.path;
     if (error.type === ValueErrorType.Union && !Array.isArray((error.schema as { enum?: unknown }).enum)) {
-      const meant = intendedBranch((error.schema as TUnion).anyOf ?? [], error.value);
+      const branches = (error.schema as TUnion).anyOf ?? [];
+      // A union of literals is an enumeration: name every allowed value.
+      if (branches.length > 0 && branches.every((b) => 'const' in b)) {
+        push(out, seen, pointer, `Expected one of: ${branches.map((b) => String(b.const)).join(', ')}`);
+        continue;
+      }
+      const meant = intendedBranch(branches, error.value);
       if (meant) {
         const before = out.length;
         if ('discriminator' in meant) push(out, seen, `${pointer}/${escapePointer(meant.discriminator)}`, `Expected one of: ${meant.allowed.join(', ')}`);
