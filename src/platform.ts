@@ -131,7 +131,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
       // The control plane's side of the definition index: the version its changes publish.
       const version = database ? await currentIndexVersion(db).catch(() => null) : null;
       return {
-        ready: database && version !== null,
+        // Deployments build in the executor: without a host up, as on the runtime, not ready.
+        ready: database && version !== null && (executor.isolation === 'worker' || executor.hostsReady > 0),
         checks: {
           database,
           index: { loaded: version !== null, version },

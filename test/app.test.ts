@@ -19,6 +19,32 @@ describe('health', () => {
   });
 });
 
+test('/readyz is 503 while no executor host is up (process isolation), as on the runtime', async () => {
+  const { createPlatform } = await import('../src/platform.ts');
+  const { silentLogger } = await import('../src/lib/log.ts');
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  let hostsReady = 0;
+  const executor = {
+    execute: async () => ({ kind: 'failed' as const, status: 502 as const, code: 'EXECUTOR_CRASHED' as const, message: 'no host' }),
+    verify: async () => ({ ok: false as const, error: 'no host' }),
+    status: () => ({ isolation: 'process' as const, layers: { emptyEnv: true, unprivilegedUser: true, pidNamespace: true, networkNamespace: true, addressSpaceLimit: true, noNewPrivileges: true }, hostsReady, hostsTotal: 2 }),
+    close: async () => {},
+  };
+  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', DATA_DIR: mkdtempSync(join(tmpdir(), 'readyz-')), PORT: '0', RUNTIME_PORT: '0' });
+  const platform = await createPlatform(config, silentLogger, { executor });
+  try {
+    const down = await platform.app.handle(new Request('http://localhost/readyz'));
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ status: 'not_ready', checks: { database: true, executor: { hostsReady: 0, hostsTotal: 2 } } });
+    hostsReady = 1;
+    expect((await platform.app.handle(new Request('http://localhost/readyz'))).status).toBe(200);
+  } finally {
+    await platform.close();
+  }
+});
+
 describe('x-svc-oid', () => {
   test('a valid incoming oid is continued, an invalid one replaced; problems carry the same oid', async () => {
     const kept = await p.json('GET', '/api/v1/me', { headers: { 'x-svc-oid': 'trace:abc-1.2' } });
