@@ -1,6 +1,7 @@
 // The configured HTTP response of an invocation (spec, Response modes).
 import type { CompiledEndpoint } from './index/compiled.ts';
-import type { ExecutionOutcome } from './executor/types.ts';
+import type { ComponentResult, ExecutionOutcome } from './executor/types.ts';
+import type { CompiledGuard } from './guard/index.ts';
 import { ProblemError } from '../src/http/problem.ts';
 
 const JSON_TYPE = 'application/json';
@@ -67,6 +68,8 @@ export function outcomeResponse(endpoint: CompiledEndpoint, outcome: ExecutionOu
       return rawJson(outcome.status, outcome.bodyJson, h);
     case 'results': {
       const visible = outcome.results.filter((r) => r.visible);
+      const mismatch = endpoint.resultSchemas ? declaredSchemaMismatch(endpoint.resultSchemas, visible) : null;
+      if (mismatch) return mismatch;
       if (d.noResult) return new Response(null, { status: d.successStatus, headers: baseHeaders(h) });
       if (d.popResult) {
         const result = visible.find((r) => r.name === d.popResult);
@@ -85,4 +88,24 @@ export function outcomeResponse(endpoint: CompiledEndpoint, outcome: ExecutionOu
       return rawJson(d.successStatus, `{${body}}`, h);
     }
   }
+}
+
+/**
+ * A visible result that breaks the schema its node revision declares for it is the component's
+ * error (500), never a success response carrying what the Endpoint's contract rules out. Only
+ * results with a declared schema are parsed here.
+ */
+function declaredSchemaMismatch(schemas: ReadonlyMap<string, CompiledGuard>, visible: ComponentResult[]): ProblemError | null {
+  for (const r of visible) {
+    const guard = schemas.get(r.name);
+    if (!guard) continue;
+    const value: unknown = r.json === undefined ? undefined : JSON.parse(r.json);
+    if (guard.check(value)) continue;
+    const first = guard.violations(value)[0];
+    const where = first ? ` at ${first.pointer || '/'}: ${first.message}` : '';
+    return new ProblemError(500, 'COMPONENT_ERROR', `The result ${r.name} does not match its declared schema${where}`, {
+      errors: guard.violations(value).slice(0, 20).map((v) => ({ pointer: `/results/${r.name.replace(/~/g, '~0').replace(/\//g, '~1')}${v.pointer}`, message: v.message })),
+    });
+  }
+  return null;
 }

@@ -1,7 +1,7 @@
 // Compiles a definition snapshot into the runtime index: one router build, one guard compile per
 // Endpoint, code revisions in the executor's shape. Never runs per request.
 import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
-import { compileGuardSchema } from '../guard/index.ts';
+import { compileGuardSchema, type CompiledGuard } from '../guard/index.ts';
 import type { CodeRevision } from '../executor/types.ts';
 import { prepareStatic } from '../respond.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
@@ -46,6 +46,7 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
         code: codeOf(entry),
         revisionDigest: entry.revision?.digest ?? null,
         guard,
+        resultSchemas: resultSchemasOf(entry),
         prepared: definition.staticResponse ? prepareStatic(definition.staticResponse) : null,
         hasBody: definition.method !== 'GET',
         guardsBody: definition.method !== 'GET' && definition.method !== 'DELETE',
@@ -67,4 +68,16 @@ function codeOf(entry: SnapshotEndpoint): CodeRevision | null {
     return { id: revision.id, kind: 'node', source: revision.source ?? '', ...(hidden.length > 0 ? { hidden } : {}) };
   }
   return null;
+}
+
+/** Compiled schemas of the node results the bound revision declares with one (those that compile). */
+function resultSchemasOf(entry: SnapshotEndpoint): ReadonlyMap<string, CompiledGuard> | null {
+  const declared = entry.component?.kind === 'node' ? entry.revision?.results : undefined;
+  let out: Map<string, CompiledGuard> | null = null;
+  for (const result of declared ?? []) {
+    if (result.schema === undefined) continue;
+    const compiled = compileGuardSchema(result.schema);
+    if (compiled.ok) (out ??= new Map()).set(result.name, compiled.guard);
+  }
+  return out;
 }

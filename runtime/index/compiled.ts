@@ -15,6 +15,8 @@ export interface CompiledEndpoint {
   code: CodeRevision | null;
   revisionDigest: string | null;
   guard: CompiledGuard | null;
+  /** Node results the revision declares with a `schema`, by name: a value must match it to be answered. */
+  resultSchemas: ReadonlyMap<string, CompiledGuard> | null;
   /** The serialised static response, when the Endpoint has one. */
   prepared: PreparedStatic | null;
   /** Declared at build time so the request path never re-reads the definition for them. */

@@ -18,7 +18,7 @@ export interface SnapshotRevision {
   /** node: the transpiled module. */
   source?: string;
   /** node: declared results. */
-  results?: { name: string; visible?: boolean }[];
+  results?: { name: string; visible?: boolean; schema?: unknown }[];
 }
 
 export interface SnapshotEndpoint {

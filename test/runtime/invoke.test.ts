@@ -405,6 +405,29 @@ describe('node components and bindings', () => {
     expect(await body(after)).toEqual({ v: 1, user: 'USER' });
   });
 
+  test('a result that breaks the schema its node revision declares is a 500, not a success', async () => {
+    const source = 'export default async (api) => { api.result("typed", api.input().body.typed); api.result("free", "anything"); };';
+    const results = [{ name: 'typed', visible: true, schema: { type: 'integer', minimum: 0 } }, { name: 'free', visible: true }];
+    const created = await s.api('POST', '/api/v1/components', { name: 'node-typed', kind: 'node', source, results });
+    expect(created.status).toBe(201);
+    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
+    let status = dep.body.status;
+    for (let i = 0; i < 100 && status === 'building'; i++) {
+      await Bun.sleep(50);
+      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
+    }
+    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}/activate`)).status).toBe(200);
+    await s.endpoint({ method: 'POST', path: '/typed/pop', componentId: created.body.id, popResult: 'typed' });
+    await s.endpoint({ method: 'POST', path: '/typed/map', componentId: created.body.id });
+    expect(await body(await s.invoke('POST', '/typed/pop', { key: invoker.key, body: { typed: 7 } }))).toBe(7);
+    expect(await body(await s.invoke('POST', '/typed/map', { key: invoker.key, body: { typed: 7 } }))).toEqual({ typed: 7, free: 'anything' });
+    for (const path of ['/typed/pop', '/typed/map']) {
+      const bad = await s.invoke('POST', path, { key: invoker.key, body: { typed: 'str' } });
+      expect(bad.status).toBe(500);
+      expect(await body(bad)).toMatchObject({ code: 'COMPONENT_ERROR', errors: [expect.objectContaining({ pointer: '/results/typed' })] });
+    }
+  });
+
   test('results a node revision declares hidden stay out of the result map and the legacy envelope', async () => {
     const source = 'export default async (api) => { api.result("shown", 1); api.result("secret", "s3cr3t"); api.result("hid", 2, { visible: false }); api.result("forced", 3, { visible: true }); return 4; };';
     const results = [{ name: 'default', visible: false }, { name: 'secret', visible: false }, { name: 'forced', visible: false }, { name: 'shown', visible: true }];
