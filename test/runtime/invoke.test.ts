@@ -384,6 +384,21 @@ describe('execution identity', () => {
 });
 
 describe('node components and bindings', () => {
+  /** Deploys a revision and waits for the attempt to be ready; returns the deployment id. */
+  const deployed = async (componentId: string, revisionId: string): Promise<string> => {
+    const dep = await s.api('POST', `/api/v1/components/${componentId}/deployments`, { revisionId });
+    expect(dep.status).toBe(202);
+    let status = dep.body.status;
+    for (let i = 0; i < 100 && status === 'building'; i++) {
+      await Bun.sleep(50);
+      status = (await s.api('GET', `/api/v1/components/${componentId}/deployments/${dep.body.id}`)).body.status;
+    }
+    expect(status).toBe('ready');
+    return dep.body.id as string;
+  };
+  const activate = async (componentId: string, deploymentId: string) =>
+    expect((await s.api('POST', `/api/v1/components/${componentId}/deployments/${deploymentId}/activate`)).status).toBe(200);
+
   test('no selected ready revision → 503 COMPONENT_NOT_READY; after deploy and activate it runs', async () => {
     const created = await s.api('POST', '/api/v1/components', { name: 'node1', kind: 'node', source: 'export default async (api) => ({ v: 1, user: api.currentUser().kind });' });
     expect(created.status).toBe(201);
@@ -391,15 +406,7 @@ describe('node components and bindings', () => {
     const before = await s.invoke('GET', '/node', { key: invoker.key });
     expect(before.status).toBe(503);
     expect((await body(before)).code).toBe('COMPONENT_NOT_READY');
-    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
-    expect(dep.status).toBe(202);
-    let status = dep.body.status;
-    for (let i = 0; i < 100 && status === 'building'; i++) {
-      await Bun.sleep(50);
-      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
-    }
-    expect(status).toBe('ready');
-    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}/activate`)).status).toBe(200);
+    await activate(created.body.id, await deployed(created.body.id, created.body.latestRevision.id));
     const after = await s.invoke('GET', '/node', { key: invoker.key });
     expect(after.status).toBe(200);
     expect(await body(after)).toEqual({ v: 1, user: 'USER' });
@@ -410,13 +417,7 @@ describe('node components and bindings', () => {
     const results = [{ name: 'typed', visible: true, schema: { type: 'integer', minimum: 0 } }, { name: 'free', visible: true }];
     const created = await s.api('POST', '/api/v1/components', { name: 'node-typed', kind: 'node', source, results });
     expect(created.status).toBe(201);
-    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
-    let status = dep.body.status;
-    for (let i = 0; i < 100 && status === 'building'; i++) {
-      await Bun.sleep(50);
-      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
-    }
-    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}/activate`)).status).toBe(200);
+    await activate(created.body.id, await deployed(created.body.id, created.body.latestRevision.id));
     await s.endpoint({ method: 'POST', path: '/typed/pop', componentId: created.body.id, popResult: 'typed' });
     await s.endpoint({ method: 'POST', path: '/typed/map', componentId: created.body.id });
     expect(await body(await s.invoke('POST', '/typed/pop', { key: invoker.key, body: { typed: 7 } }))).toBe(7);
@@ -433,14 +434,7 @@ describe('node components and bindings', () => {
     const results = [{ name: 'default', visible: false }, { name: 'secret', visible: false }, { name: 'forced', visible: false }, { name: 'shown', visible: true }];
     const created = await s.api('POST', '/api/v1/components', { name: 'node-hidden', kind: 'node', source, results });
     expect(created.status).toBe(201);
-    const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId: created.body.latestRevision.id });
-    let status = dep.body.status;
-    for (let i = 0; i < 100 && status === 'building'; i++) {
-      await Bun.sleep(50);
-      status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
-    }
-    expect(status).toBe('ready');
-    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}/activate`)).status).toBe(200);
+    await activate(created.body.id, await deployed(created.body.id, created.body.latestRevision.id));
     await s.endpoint({ method: 'GET', path: '/node-hidden', componentId: created.body.id });
     await s.endpoint({ method: 'GET', path: '/node-hidden-legacy', componentId: created.body.id, legacyResults: true });
     // Declared hidden unless api.result says otherwise for that call.
@@ -463,26 +457,17 @@ describe('node components and bindings', () => {
       expect((await body(r)).code).toBe('COMPONENT_NOT_READY');
     };
     await notReady();
-    const deploy = async (revisionId: string) => {
-      const dep = await s.api('POST', `/api/v1/components/${created.body.id}/deployments`, { revisionId });
-      let status = dep.body.status;
-      for (let i = 0; i < 100 && status === 'building'; i++) {
-        await Bun.sleep(50);
-        status = (await s.api('GET', `/api/v1/components/${created.body.id}/deployments/${dep.body.id}`)).body.status;
-      }
-      expect(status).toBe('ready');
-      return dep.body.id as string;
-    };
+    const deploy = (revisionId: string) => deployed(created.body.id, revisionId);
     // Ready is not enough: a ready revision is not used until activated (DESIGN §7).
     const first = await deploy(created.body.latestRevision.id);
     await Bun.sleep(100);
     await notReady();
-    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${first}/activate`)).status).toBe(200);
+    await activate(created.body.id, first);
     expect(await body(await s.invoke('GET', '/node-pinned', { key: invoker.key }))).toBe('pinned');
     // A newer revision activated: the pin still runs its (once selected, now superseded) revision.
     const updated = await s.api('PATCH', `/api/v1/components/${created.body.id}`, { source: 'export default async () => "newer";' });
     const second = await deploy(updated.body.latestRevision.id);
-    expect((await s.api('POST', `/api/v1/components/${created.body.id}/deployments/${second}/activate`)).status).toBe(200);
+    await activate(created.body.id, second);
     expect(await body(await s.invoke('GET', '/node-pinned', { key: invoker.key }))).toBe('pinned');
   });
 
