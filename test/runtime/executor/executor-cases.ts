@@ -76,6 +76,25 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         expect(resultOf(next)).toBe(0);
       });
 
+      test('a nested Worker an invocation leaves behind is stopped once it is answered', async () => {
+        const spinner = `onmessage = (e) => { const a = e.data; for (;;) Atomics.add(a, 0, 1); };`;
+        const rev = both(`
+          if (!globalThis.counter) {
+            globalThis.counter = new Int32Array(new SharedArrayBuffer(4));
+            const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(spinner)}], { type: 'text/javascript' })));
+            w.postMessage(globalThis.counter);
+            for (let i = 0; i < 100 && Atomics.load(globalThis.counter, 0) === 0; i++) await Bun.sleep(20);
+            return Atomics.load(globalThis.counter, 0) > 0;
+          }
+          const before = Atomics.load(globalThis.counter, 0);
+          await Bun.sleep(150);
+          return Atomics.load(globalThis.counter, 0) - before;`)[kind];
+        expect(resultOf(await executor.execute(request(rev)))).toBe(true);
+        await Bun.sleep(200);
+        // The spinning Worker no longer counts.
+        expect(resultOf(await executor.execute(request(rev)))).toBe(0);
+      }, 20_000);
+
       test('api.throw caught by the component still decides the outcome', async () => {
         const out = await executor.execute(request(both(`try { api.throw(451, 'gone'); } catch {} return 'ignored';`)[kind]));
         expect(out).toMatchObject({ kind: 'thrown', status: 451, bodyJson: '"gone"' });
