@@ -50,7 +50,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<Executor
     });
   }
 
-  const plan = planSandbox({ memoryMb, privateCopy: options.privateCopy ?? false });
+  const plan = planSandbox({ memoryMb, privateCopy: options.privateCopy ?? false, syscallFilter: options.syscallFilter ?? true });
   for (const missing of plan.missing) log(`executor: sandbox layer unavailable: ${missing}`);
   const executor = await assembleExecutor({
     isolation: 'process',

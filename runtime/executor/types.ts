@@ -89,6 +89,8 @@ export interface SandboxLayers {
   networkNamespace: boolean;
   addressSpaceLimit: boolean;
   noNewPrivileges: boolean;
+  /** seccomp: no execve, no new processes, no ptrace/namespaces/mount/bpf (host/syscall-filter.ts). */
+  syscallFilter: boolean;
 }
 
 export interface ExecutorStatus {
@@ -119,5 +121,7 @@ export interface ExecutorOptions {
   verifyTimeoutMs?: number;
   /** Always run hosts from a private copy of Bun and the host program, even when the checkout is readable. */
   privateCopy?: boolean;
+  /** Hosts install their seccomp filter (default true); false only for tests that need a component to start a process. */
+  syscallFilter?: boolean;
   log?: (line: string) => void;
 }

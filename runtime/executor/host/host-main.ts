@@ -7,10 +7,14 @@ import { lineReader } from '../wire/line-reader.ts';
 import { connectFd } from './fd-socket.ts';
 import { HostCore } from './host-core.ts';
 import { selfReport } from './self-report.ts';
+import { installSyscallFilter } from './syscall-filter.ts';
 
 const CHANNEL_FD = 3;
 /** The server is trusted, but one line is never larger than a request plus its revision. */
 const MAX_LINE_CHARS = 64 * 1024 * 1024;
+
+// Before any component code can run: no new programs or processes from here on (syscall-filter.ts).
+const filter = process.argv.includes('--no-syscall-filter') ? { ok: false as const, reason: 'switched off' } : installSyscallFilter();
 
 function exit(code: number): never {
   // process.exit ends the process even while a Worker thread is stuck (e.g. in a WebAssembly loop).
@@ -32,7 +36,7 @@ const socket = await connectFd(CHANNEL_FD, {
   error: () => exit(1),
 });
 writer = new BatchWriter(socket);
-writer.write(line('H', [], JSON.stringify(selfReport())));
+writer.write(line('H', [], JSON.stringify(selfReport(filter.ok ? undefined : filter.reason))));
 
 // Deliberately no SIGTERM/SIGINT handlers: as pid 1 the host ignores them, so component code
 // cannot end its own host with process.kill(process.pid). The server stops hosts with S, then SIGKILL.

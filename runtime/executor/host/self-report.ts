@@ -14,6 +14,10 @@ export interface HostHello {
   /** Soft address-space limit in bytes, null when unlimited. */
   addressSpaceLimit: number | null;
   noNewPrivs: boolean;
+  /** A seccomp filter is in force on the host (/proc/self/status `Seccomp: 2`). */
+  seccompFilter: boolean;
+  /** Why the host runs without its syscall filter, when it does. */
+  syscallFilterError?: string;
 }
 
 function read(path: string): string {
@@ -42,8 +46,9 @@ function outerUid(uid: number): number {
   return -1;
 }
 
-export function selfReport(): HostHello {
+export function selfReport(syscallFilterError?: string): HostHello {
   const limit = /^Max address space\s+(\S+)/m.exec(read('/proc/self/limits'))?.[1];
+  const status = read('/proc/self/status');
   const uid = process.getuid?.() ?? -1;
   return {
     pid: process.pid,
@@ -53,6 +58,8 @@ export function selfReport(): HostHello {
     netNs: namespaceOf('net'),
     pidNs: namespaceOf('pid'),
     addressSpaceLimit: limit === undefined || limit === 'unlimited' ? null : Number(limit),
-    noNewPrivs: /^NoNewPrivs:\s+1/m.test(read('/proc/self/status')),
+    noNewPrivs: /^NoNewPrivs:\s+1/m.test(status),
+    seccompFilter: /^Seccomp:\s+2/m.test(status),
+    ...(syscallFilterError === undefined ? {} : { syscallFilterError }),
   };
 }

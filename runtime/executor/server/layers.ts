@@ -11,6 +11,7 @@ export const NO_LAYERS: SandboxLayers = {
   networkNamespace: false,
   addressSpaceLimit: false,
   noNewPrivileges: false,
+  syscallFilter: false,
 };
 
 const serverView = { netNs: namespaceOf('net'), pidNs: namespaceOf('pid'), uid: process.getuid?.() ?? -1 };
@@ -24,6 +25,7 @@ export function observedLayers(hello: HostHello): SandboxLayers {
     networkNamespace: hello.netNs !== null && hello.netNs !== serverView.netNs,
     addressSpaceLimit: hello.addressSpaceLimit !== null,
     noNewPrivileges: hello.noNewPrivs,
+    syscallFilter: hello.seccompFilter === true,
   };
 }
 

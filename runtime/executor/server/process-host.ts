@@ -75,6 +75,7 @@ export async function spawnProcessHost(
         if (text[0] !== 'H') return;
         try {
           hello = JSON.parse(payload(text)) as HostHello;
+          if (hello.syscallFilterError) log(`executor: ${name} runs without its syscall filter: ${hello.syscallFilterError}`);
           started.resolve(hello);
         } catch {
           hardKill();

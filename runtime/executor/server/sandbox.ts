@@ -19,7 +19,7 @@ export interface SandboxPlan {
 
 const EXECUTOR_DIR = dirname(import.meta.dir);
 const HOST_MAIN = join(EXECUTOR_DIR, 'host', 'host-main.ts');
-const HOST_FILES = [HOST_MAIN, join(EXECUTOR_DIR, 'worker', 'component-worker.ts'), join(EXECUTOR_DIR, 'limits.ts')];
+const HOST_FILES = [HOST_MAIN, join(EXECUTOR_DIR, 'host', 'syscall-filter.ts'), join(EXECUTOR_DIR, 'worker', 'component-worker.ts'), join(EXECUTOR_DIR, 'limits.ts')];
 
 function runs(argv: string[]): boolean {
   try {
@@ -29,7 +29,7 @@ function runs(argv: string[]): boolean {
   }
 }
 
-export function planSandbox(options: { memoryMb: number; privateCopy: boolean }): SandboxPlan {
+export function planSandbox(options: { memoryMb: number; privateCopy: boolean; syscallFilter: boolean }): SandboxPlan {
   const missing: string[] = [];
   const trueBin = Bun.which('true') ?? '/bin/true';
   const isRoot = process.getuid?.() === 0;
@@ -87,6 +87,7 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean })
     bun,
     '--no-install',
     hostMain,
+    ...(options.syscallFilter ? [] : ['--no-syscall-filter']),
   ];
   return { argv, missing, cleanup };
 }

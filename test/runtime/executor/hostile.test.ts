@@ -1,7 +1,7 @@
 // Hostile components under process isolation. Each attempt must be contained: the canary never
 // leaves, the attempt fails or the invocation ends with 502/504, and the next invocation works.
 // Where this machine lacks a sandbox layer, the affected test is skipped and says which layer.
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,19 +73,51 @@ describe('hostile components (process isolation)', () => {
     await expectNextInvocationWorks();
   });
 
-  test('Bun.spawn runs only inside the sandbox and learns nothing', async () => {
-    const out = await run(`const p = Bun.spawnSync(['sh', '-c', 'cat ${canaryFile} 2>&1; echo "uid=$(id -u)"; env; cat /proc/1/environ']);
-      return p.stdout.toString() + p.stderr.toString();`);
+  test.skipIf(needs('syscallFilter', '')[0])(needs('syscallFilter', 'no process can be started: Bun.spawn, child_process and fork through bun:ffi fail')[1], async () => {
+    const out = await run(`const attempt = (f) => { try { return 'ran: ' + f(); } catch (e) { return 'blocked: ' + e.code; } };
+      const { dlopen } = await import('bun:ffi');
+      const libc = dlopen('libc.so.6', { fork: { returns: 'i32' }, execv: { args: ['ptr', 'ptr'], returns: 'i32' } });
+      return {
+        spawnSync: attempt(() => Bun.spawnSync(['sh', '-c', 'cat ${canaryFile}; env']).stdout.toString()),
+        spawn: attempt(() => Bun.spawn(['sleep', '1']).pid),
+        childProcess: attempt(() => require('node:child_process').execSync('env', { encoding: 'utf8' })),
+        fork: libc.symbols.fork(),
+        execv: libc.symbols.execv(Buffer.from('/bin/sh\\0'), null),
+      };`);
     expectNoCanary(out);
-    if (layers.unprivilegedUser) expect(String(resultOf(out))).toContain('uid=65534');
+    expect(resultOf(out)).toEqual({
+      spawnSync: 'blocked: EPERM',
+      spawn: 'blocked: EPERM',
+      childProcess: 'blocked: EPERM',
+      fork: -1,
+      execv: -1,
+    });
     await expectNextInvocationWorks();
   });
 
-  test('child_process runs only inside the sandbox and learns nothing', async () => {
-    const out = await run(`const cp = await import('node:child_process');
-      try { return cp.execSync('cat ${canaryFile} 2>&1; env; ls /proc', { encoding: 'utf8' }); } catch (e) { return 'failed: ' + e.message + String(e.stdout ?? ''); }`);
-    expectNoCanary(out);
-    await expectNextInvocationWorks();
+  describe('without the syscall filter (machines where seccomp is not allowed)', () => {
+    let unfiltered: Awaited<ReturnType<typeof createExecutor>>;
+    beforeAll(async () => {
+      unfiltered = await createExecutor({ isolation: 'process', hosts: 1, memoryMb: 512, syscallFilter: false, log: () => {} });
+    });
+    afterAll(() => unfiltered.close());
+
+    test('the host reports the layer missing', () => {
+      expect(unfiltered.status().layers.syscallFilter).toBe(false);
+    });
+
+    test('Bun.spawn runs only inside the sandbox and learns nothing', async () => {
+      const out = await unfiltered.execute(request(both(`const p = Bun.spawnSync(['sh', '-c', 'cat ${canaryFile} 2>&1; echo "uid=$(id -u)"; env; cat /proc/1/environ']);
+        return p.stdout.toString() + p.stderr.toString();`).node));
+      expectNoCanary(out);
+      if (layers.unprivilegedUser) expect(String(resultOf(out))).toContain('uid=65534');
+    });
+
+    test('child_process runs only inside the sandbox and learns nothing', async () => {
+      const out = await unfiltered.execute(request(both(`const cp = await import('node:child_process');
+        try { return cp.execSync('cat ${canaryFile} 2>&1; env; ls /proc', { encoding: 'utf8' }); } catch (e) { return 'failed: ' + e.message + String(e.stdout ?? ''); }`).node));
+      expectNoCanary(out);
+    });
   });
 
   test.skipIf(needs('networkNamespace', '')[0])(needs('networkNamespace', 'fetch to a loopback server never arrives')[1], async () => {

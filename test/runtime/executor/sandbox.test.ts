@@ -20,6 +20,7 @@ const inspect = both(`const fs = await import('node:fs'); const os = await impor
     procs: fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).map(Number),
     limits: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max address space')),
     nnp: fs.readFileSync('/proc/self/status', 'utf8').includes('NoNewPrivs:\\t1'),
+    seccomp: fs.readFileSync('/proc/self/status', 'utf8').includes('Seccomp:\\t2'),
     cwd: process.cwd(),
   };`).node;
 
@@ -36,6 +37,7 @@ describe('sandbox (process isolation)', () => {
     networkNamespace: (seen) => expect(seen.interfaces).toEqual([]),
     addressSpaceLimit: (seen) => expect(String(seen.limits)).not.toContain('unlimited'),
     noNewPrivileges: (seen) => expect(seen.nnp).toBe(true),
+    syscallFilter: (seen) => expect(seen.seccomp).toBe(true),
   };
   for (const [layer, check] of Object.entries(observations) as [keyof typeof layers, (seen: Record<string, unknown>) => void][]) {
     const name = layers[layer]
@@ -77,7 +79,8 @@ describe('sandbox (process isolation)', () => {
   }, 20_000);
 
   test('close() lets in-flight invocations finish, then refuses new ones and stops the hosts', async () => {
-    const closing = await createExecutor({ isolation: 'process', hosts: 1, log: () => {} });
+    // Without the syscall filter, so that the component can leave a process behind.
+    const closing = await createExecutor({ isolation: 'process', hosts: 1, syscallFilter: false, log: () => {} });
     const marker = String(800_000 + Math.floor(Math.random() * 100_000));
     const slow = closing.execute(request(node(`export default async () => {
       Bun.spawn(['sleep', '${marker}']).unref();
