@@ -77,9 +77,10 @@ const OWN: Record<GuardFormat, (value: string) => boolean> = {
 };
 
 // The registry is process-global and Elysia registers looser `date`, `email`… of its own when it
-// loads: the formats a guard documents are ours, always (validate.ts owns the shared three).
+// loads (only where nothing is registered yet): the formats a guard documents are ours, always
+// (validate.ts, imported above, owns the shared three and sets them unconditionally too).
 const SHARED: ReadonlySet<GuardFormat> = new Set(['uuid', 'uri', 'date-time']);
-for (const name of GUARD_FORMATS) if (!SHARED.has(name) || !FormatRegistry.Has(name)) FormatRegistry.Set(name, OWN[name]);
+for (const name of GUARD_FORMATS) if (!SHARED.has(name)) FormatRegistry.Set(name, OWN[name]);
 
 /** The registered check for a supported format (the one the compiled guard calls). */
 export function formatCheck(name: GuardFormat): (value: string) => boolean {

@@ -9,23 +9,19 @@ import { ProblemError, type Violation } from './problem.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
 
-// TypeBox ships no formats; register the ones the schemas use, once.
-if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => UUID.test(v));
-if (!FormatRegistry.Has('uri')) {
-  FormatRegistry.Set('uri', (v) => {
-    if (v.length > 2048 || !/^[a-z][a-z0-9+.-]*:/i.test(v)) return false;
-    return URL.canParse(v);
-  });
-}
-if (!FormatRegistry.Has('date-time')) {
-  FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
-}
+// TypeBox ships no formats; register the ones the schemas use. The registry is process-global and
+// Elysia fills it with looser checks of its own when it loads (its `date-time` takes a bare date),
+// keeping whatever is there already: so ours are set unconditionally, and win in either order.
+FormatRegistry.Set('uuid', (v) => UUID.test(v));
+FormatRegistry.Set('uri', (v) => {
+  if (v.length > 2048 || !/^[a-z][a-z0-9+.-]*:/i.test(v)) return false;
+  return URL.canParse(v);
+});
+FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
 // A calendar date (YYYY-MM-DD, midnight UTC) or a date-time: what "ISO 8601" covers in DESIGN.
-if (!FormatRegistry.Has('date-or-date-time')) {
-  FormatRegistry.Set('date-or-date-time', (v) => (DATE_TIME.test(v) || /^\d{4}-\d{2}-\d{2}$/.test(v)) && !Number.isNaN(Date.parse(v)));
-}
+FormatRegistry.Set('date-or-date-time', (v) => (DATE_TIME.test(v) || /^\d{4}-\d{2}-\d{2}$/.test(v)) && !Number.isNaN(Date.parse(v)));
 // `markdown` only documents intent: any string is markdown.
-if (!FormatRegistry.Has('markdown')) FormatRegistry.Set('markdown', () => true);
+FormatRegistry.Set('markdown', () => true);
 
 export interface Validator<T> {
   /** Fast path: true when the value matches. */
