@@ -7,7 +7,7 @@ import type { InvocationRecord } from './types.ts';
 
 /** A sealed run of records, as it crosses to the writer (a structured clone of bytes and a short array). */
 export interface RecordBatch {
-  /** The packed records, exactly `count` of them, nothing after the last. */
+  /** The packed records, exactly `count` of them, nothing after the last (a view: its buffer may be larger). */
   bytes: Uint8Array;
   /** Shared strings, referred to by index from the records. */
   strings: string[];
@@ -60,9 +60,14 @@ export class BatchBuilder {
     this.count++;
   }
 
-  /** The records so far as a batch of their own; the builder starts empty again. */
+  /**
+   * The records so far as a batch of their own; the builder starts empty again on a fresh buffer.
+   * The batch keeps this buffer (no copy), so the writer thread can take it over by transfer.
+   */
   seal(): RecordBatch {
-    const batch: RecordBatch = { bytes: this.bytes.slice(0, this.used), strings: this.strings, count: this.count };
+    const batch: RecordBatch = { bytes: this.bytes.subarray(0, this.used), strings: this.strings, count: this.count };
+    this.bytes = new Uint8Array(this.bytes.length);
+    this.view = new DataView(this.bytes.buffer);
     this.used = 0;
     this.count = 0;
     this.strings = [];

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { readStatistics } from '../../src/endpoints/statistics.ts';
@@ -106,6 +107,24 @@ test('a partial write keeps the rest, in order, and nothing counts twice', async
   expect((await readStatistics(db, id)).invocations).toBe(4);
   await recorder.close();
   expect((await readStatistics(db, id)).invocations).toBe(10);
+  const rows = await db.read((q) => q.select().from(db.t.audit).orderBy(db.t.audit.seq));
+  expect(rows.map((r) => r.executionId)).toEqual(sent.map((r) => r.executionId));
+  await db.close();
+});
+
+test('on the writer thread, a batch that could not be stored comes back and is written later, once', async () => {
+  // The bytes cross to the writer by transfer; when a write fails they must come back with the reply.
+  const db = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'rec-')), 'p.db')}`);
+  const recorder = await createRecorder(db, silentLogger);
+  const id = crypto.randomUUID();
+  const sent = Array.from({ length: 3000 }, (_, i) => record(id, 200 + (i % 3), i % 5));
+  await db.all(sql`ALTER TABLE endpoint_stats RENAME TO endpoint_stats_away`);
+  for (const r of sent) recorder.record(r);
+  await recorder.flush();
+  expect(await db.all(sql`SELECT count(*) AS n FROM audit WHERE kind = 'invocation'`)).toEqual([{ n: 0 }]);
+  await db.all(sql`ALTER TABLE endpoint_stats_away RENAME TO endpoint_stats`);
+  await recorder.close();
+  expect((await readStatistics(db, id)).invocations).toBe(3000);
   const rows = await db.read((q) => q.select().from(db.t.audit).orderBy(db.t.audit.seq));
   expect(rows.map((r) => r.executionId)).toEqual(sent.map((r) => r.executionId));
   await db.close();
