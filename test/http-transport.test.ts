@@ -36,6 +36,21 @@ describe('the credential is checked before the body', () => {
     await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{bad' }), 400, 'MALFORMED_JSON');
     await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
+
+  test('a content coding we do not decode → 415, and nothing is created; a BOM or invalid UTF-8 is read as the runtime reads it', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+    const url = `${s.baseUrl}/api/v1/workspaces`;
+    const count = async () => ((await (await fetch(`${url}?limit=10000`, { headers: auth })).json()) as { data: unknown[] }).data.length;
+    const before = await count();
+    const gzipped = Bun.gzipSync(Buffer.from(JSON.stringify({ name: 'coded' })));
+    await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipped }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(await count()).toBe(before);
+    const bom = Buffer.from('\uFEFF' + JSON.stringify({ name: 'after a byte order mark' }));
+    expect((await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: bom })).status).toBe(201);
+    // Under the 4 MiB limit as bytes, over it once each invalid byte became U+FFFD: still judged as JSON (malformed here).
+    const invalid = Buffer.concat([Buffer.from('{"name":'), Buffer.alloc(1_500_000, 0xff), Buffer.from('}')]);
+    await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: invalid }), 400, 'MALFORMED_JSON');
+  });
 });
 
 describe('bearer scheme', () => {

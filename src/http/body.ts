@@ -14,17 +14,21 @@ export const SERVER_BODY_CAP = 2 ** 40;
 
 /**
  * A request body as text, refused (413) past `limit` bytes: a declared length is checked before
- * reading, a chunked body is read up to the limit and no further.
+ * reading, a chunked body is read up to the limit and no further. The limit counts the bytes
+ * received, whatever they decode to; either way a leading byte order mark is dropped (as the
+ * WHATWG UTF-8 decode does), so framing never changes the text. A content coding we do not
+ * decode (gzip, …) is 415.
  */
 export async function readTextWithin(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (declared === '0' || !request.body) return '';
+  const coding = request.headers.get('content-encoding');
+  if (coding !== null && coding.trim().toLowerCase() !== 'identity' && coding.trim() !== '') {
+    throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${JSON.stringify(coding)} is not supported; send the body uncoded`);
+  }
   // A declared length within the limit is read whole (Bun holds the body to it).
-  const text = declared !== null ? await request.text() : await readChunked(request.body, limit);
-  // A UTF-16 unit is at most 3 UTF-8 bytes: only long texts need counting.
-  if (text.length > limit / 3 && Buffer.byteLength(text) > limit) throw tooLarge(limit);
-  return text;
+  return declared !== null ? await request.text() : await readChunked(request.body, limit);
 }
 
 async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
@@ -41,8 +45,11 @@ async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Pro
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return utf8.decode(Buffer.concat(chunks));
 }
+
+/** UTF-8 as request.text() decodes it: invalid bytes become U+FFFD, a leading BOM is dropped. */
+const utf8 = new TextDecoder();
 
 export const isJsonContentType = (contentType: string | null | undefined): boolean => {
   if (!contentType) return false;
