@@ -42,7 +42,7 @@ export function accountRoutes(
       return { ...keyJson(created), key: created.key };
     }, { ...anyPrincipal, ...operation({ summary: 'Create an API key (shown once)', tag: 'Accounts', body: ApiKeyCreate, responses: { 201: 'The key, with its secret' } }) })
     .get('/api-keys', ({ query, principal, request }) => {
-      const target = accounts.keyOwnerFor(principal, typeof query.principalId === 'string' ? query.principalId : undefined);
+      const target = accounts.keyOwnerFor(principal, query.principalId);
       return lister.apiKeys(principal, target, new URL(request.url).search);
     }, { ...anyPrincipal, ...operation({ summary: 'List active API keys (own, or any principal\'s for INSTANCE_ADMIN; list engine)', tag: 'Accounts' }) })
     .delete('/api-keys/:id', async ({ params, principal, set }) => {

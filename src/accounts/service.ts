@@ -6,7 +6,8 @@ import { isAdmin, type Principal, type PrincipalKind, type Role } from '../auth/
 import type { WorkspaceStore } from '../auth/workspaces.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { validBody } from '../http/body.ts';
-import { ProblemError, forbidden, notFound } from '../http/problem.ts';
+import { ProblemError, forbidden, invalidQuery, notFound } from '../http/problem.ts';
+import { isUuid } from '../lib/ids.ts';
 import { validators } from './schema.ts';
 
 export interface AccountDeps {
@@ -82,8 +83,11 @@ export class AccountService {
     return this.deps.principals.createKey(principalId, body.name, expiresAt);
   }
 
-  /** Whose keys the caller may list: its own, or anyone's for INSTANCE_ADMIN. */
-  keyOwnerFor(caller: Principal, principalId: string | undefined): string {
+  /** Whose keys the caller may list (`?principalId=`): its own, or anyone's for INSTANCE_ADMIN. */
+  keyOwnerFor(caller: Principal, principalId: unknown): string {
+    if (principalId !== undefined && (typeof principalId !== 'string' || !isUuid(principalId))) {
+      throw invalidQuery('principalId must be one principal id (a UUID)', '/query/principalId');
+    }
     const target = principalId ?? caller.id;
     if (target !== caller.id && !isAdmin(caller)) throw forbidden('Only INSTANCE_ADMIN may list keys of another principal');
     return target;

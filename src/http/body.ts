@@ -79,25 +79,32 @@ export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_
   } catch (error) {
     throw new ProblemError(400, 'MALFORMED_JSON', `The request body is not valid JSON: ${(error as Error).message}`);
   }
-  // Postgres text and jsonb cannot hold NUL; refuse it on every database alike (only JSON's
-  // escaped form can carry one, so the walk runs only when the text holds that escape).
-  if (text.includes('\\u0000')) {
-    const pointer = nulPointer(value, '');
+  // Neither NUL (Postgres text and jsonb cannot hold it) nor an unpaired surrogate (UTF-8 cannot
+  // encode it, so a text column would store U+FFFD instead of what was answered) can be stored
+  // faithfully: both are refused, on every database alike. Only JSON's escaped form can carry
+  // either, so the walk runs only when the text holds such an escape.
+  if (text.includes('\\u0000') || SURROGATE_ESCAPE.test(text)) {
+    const pointer = unstorablePointer(value, '');
     if (pointer !== null) {
-      throw new ProblemError(422, 'VALIDATION_FAILED', 'Strings and keys may not contain NUL (\\u0000)', { errors: [{ pointer, message: 'Contains a NUL character' }] });
+      throw new ProblemError(422, 'VALIDATION_FAILED', 'Strings and keys may not contain NUL (\\u0000) or unpaired surrogates', {
+        errors: [{ pointer, message: 'Contains a NUL character or an unpaired surrogate' }],
+      });
     }
   }
   return value;
 }
 
-/** The pointer of the first string or key holding U+0000, or null. */
-function nulPointer(value: unknown, pointer: string): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? pointer : null;
+const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
+const unstorable = (s: string): boolean => s.includes('\0') || !s.isWellFormed();
+
+/** The pointer of the first string or key holding U+0000 or an unpaired surrogate, or null. */
+function unstorablePointer(value: unknown, pointer: string): string | null {
+  if (typeof value === 'string') return unstorable(value) ? pointer : null;
   if (value === null || typeof value !== 'object') return null;
   for (const [key, item] of Object.entries(value)) {
     const here = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    if (key.includes('\0')) return here;
-    const found = nulPointer(item, here);
+    if (unstorable(key)) return here;
+    const found = unstorablePointer(item, here);
     if (found !== null) return found;
   }
   return null;

@@ -38,22 +38,34 @@ const BEARER = /^bearer +(\S+) *$/i;
 export const bearerTokenOf = (authorization: string | null | undefined): string | undefined =>
   authorization ? BEARER.exec(authorization)?.[1] : undefined;
 
+/**
+ * The request's credential: the Authorization header's bearer token, and nothing else. The token
+ * @elysiajs/bearer derives is used when the header is exactly `Bearer <token>`; its prefix match
+ * also takes `Bearer:<key>` or `Bearer  <key>` (a space left in the token) and, without a header,
+ * falls back to a query parameter, so anything but that exact form is read by our own parse.
+ */
+export function tokenOf(authorization: string | null, fromPlugin: string | undefined): string | undefined {
+  if (authorization === null) return undefined;
+  if (fromPlugin !== undefined && authorization.length === fromPlugin.length + 7 && authorization === `Bearer ${fromPlugin}` && !/\s/.test(fromPlugin) && fromPlugin.length > 0) {
+    return fromPlugin;
+  }
+  return bearerTokenOf(authorization);
+}
+
 export function httpConventions(credentials: CredentialResolver, log: HttpLogger) {
   // One authentication per request, started by whichever comes first: the body parser (so a
   // request without a valid credential is 401 before its body is even read) or the auth macro.
   const principals = new WeakMap<Request, Promise<Principal>>();
-  // The token comes from @elysiajs/bearer when it recognises the header ("Bearer <token>"); its
-  // match is case-sensitive, so any other spelling of the scheme is read here.
   const authenticated = (request: Request, fromPlugin?: string): Promise<Principal> => {
     let principal = principals.get(request);
     if (!principal) {
-      principal = credentials.authenticate(fromPlugin ?? bearerTokenOf(request.headers.get('authorization')));
+      principal = credentials.authenticate(tokenOf(request.headers.get('authorization'), fromPlugin));
       principals.set(request, principal);
     }
     return principal;
   };
   return new Elysia({ name: 'http-conventions' })
-    // Tokens are read from the Authorization header only; a credential in a URL ends up in logs.
+    // Tokens are read from the Authorization header only (tokenOf): a credential in a URL ends up in logs.
     .use(bearer({ extract: { header: 'Bearer', query: '\u0000', body: '\u0000' } }))
     .onRequest(({ request, set }) => {
       set.headers['x-svc-oid'] = oidOf(request);

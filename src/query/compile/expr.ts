@@ -105,7 +105,7 @@ export function compileExpr(scope: Scope, e: Expr, inAggregate = false): Typed {
     }
     case 'coalesce': {
       const { parts, type, aggregate } = compileUnified(scope, e.args, e.at, inAggregate);
-      return { sql: sql`COALESCE(${sql.join(parts, sql`, `)})`, type, nullable: true, aggregate };
+      return { sql: coalesce(parts), type, nullable: true, aggregate };
     }
     case 'case': {
       const results = [...e.branches.map((b) => b.then), ...(e.otherwise ? [e.otherwise] : [])];
@@ -157,7 +157,7 @@ function compileFn(scope: Scope, e: Extract<Expr, { kind: 'fn' }>, inAggregate: 
   if (fn === 'coalesce') {
     if (e.args.length === 0) return fail(e.at, 'coalesce takes at least one argument');
     const { parts, type, aggregate } = compileUnified(scope, e.args, e.at, inAggregate);
-    return { sql: sql`COALESCE(${sql.join(parts, sql`, `)})`, type, nullable: true, aggregate };
+    return { sql: coalesce(parts), type, nullable: true, aggregate };
   }
   arity(e, 1);
   const [argExpr] = e.args;
@@ -188,4 +188,9 @@ function compileFn(scope: Scope, e: Extract<Expr, { kind: 'fn' }>, inAggregate: 
       return { ...base, sql: value, type: 'json', nullable: true, json: value };
     }
   }
+}
+
+/** COALESCE of the parts; of one part, that part (SQLite's COALESCE wants two arguments or more). */
+function coalesce(parts: SQL[]): SQL {
+  return parts.length === 1 ? sql`(${parts[0]!})` : sql`COALESCE(${sql.join(parts, sql`, `)})`;
 }
