@@ -76,7 +76,8 @@ export async function createJwtService(options: JwtOptions): Promise<JwtService>
         const { payload } = useSecret
           ? await jwtVerify(token, secret, { ...claims, algorithms: ['HS256'] })
           : await jwtVerify(token, external.key as Uint8Array, { ...claims, algorithms: external.algorithms });
-        if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return null;
+        // A finite expiry: `"exp":1e400` parses to Infinity, which jose takes as never expiring.
+        if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number' || !Number.isFinite(payload.exp)) return null;
         // Only the platform's own secret can vouch for an execution's initiator.
         const { initiator, execution_id: executionId } = payload;
         if (useSecret && payload.scope === EXECUTION_SCOPE && typeof initiator === 'string' && typeof executionId === 'string') {

@@ -1,5 +1,6 @@
 // Authentication over the control plane: API keys, JWTs, roles and platform access (DESIGN §2).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createHmac } from 'node:crypto';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { plausibleApiKey, generateApiKey } from '../../src/auth/api-keys.ts';
@@ -20,6 +21,12 @@ beforeAll(async () => {
 afterAll(() => p.close());
 
 const me = (key: string | null) => p.json('GET', '/api/v1/me', { key });
+/** An HS256 token over a payload given as JSON text, for claims JSON.stringify cannot write (1e400). */
+const signText = (payload: string) => {
+  const part = (text: string) => Buffer.from(text).toString('base64url');
+  const input = `${part('{"alg":"HS256","typ":"JWT"}')}.${part(payload)}`;
+  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
+};
 const sign = (claims: Record<string, unknown>, alg = 'HS256', secret = SECRET) =>
   new SignJWT(claims).setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
 const now = () => Math.floor(Date.now() / 1000);
@@ -148,6 +155,7 @@ describe('JWTs', () => {
     ['wrong aud', () => sign({ sub: userId, exp: now() + 60, iss: ISSUER, aud: 'someone-else' })],
     ['wrong iss', () => sign({ sub: userId, exp: now() + 60, iss: 'https://evil.test', aud: AUDIENCE })],
     ['missing exp', () => sign({ sub: userId, iss: ISSUER, aud: AUDIENCE })],
+    ['exp of 1e400 (Infinity: never expiring)', async () => signText(`{"sub":"${userId}","exp":1e400,"iss":"${ISSUER}","aud":"${AUDIENCE}"}`)],
     ['wrong secret', () => sign({ sub: userId, exp: now() + 60, iss: ISSUER, aud: AUDIENCE }, 'HS256', 'another-secret-of-sufficient-length-000')],
     ['unknown subject', () => sign({ sub: crypto.randomUUID(), exp: now() + 60, iss: ISSUER, aud: AUDIENCE })],
     ['jku header is not followed', () =>
