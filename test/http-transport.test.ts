@@ -115,3 +115,18 @@ describe('the workspace of a new resource', () => {
     }
   });
 });
+
+describe('ids', () => {
+  test('an upper-case spelling of an id in a path names the same resource (on SQLite as on Postgres)', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    const created = (await (await fetch(`${s.baseUrl}/api/v1/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'cased' }) })).json()) as { id: string };
+    const upper = created.id.toUpperCase();
+    const got = await fetch(`${s.baseUrl}/api/v1/agents/${upper}`, { headers: auth });
+    expect(got.status).toBe(200);
+    expect(((await got.json()) as { id: string }).id).toBe(created.id);
+    const patched = await fetch(`${s.baseUrl}/api/v1/agents/${upper}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ desc: 'via upper case' }) });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ id: created.id, desc: 'via upper case', version: 1 });
+  });
+});
+

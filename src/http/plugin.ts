@@ -3,6 +3,7 @@
 // principal once per request and checks the roles a route declares.
 import { Elysia } from 'elysia';
 import { bearer } from '@elysiajs/bearer';
+import { isUuid } from '../lib/ids.ts';
 import type { CredentialResolver } from '../auth/credentials.ts';
 import { hasAnyRole, type Principal, type Role } from '../auth/roles.ts';
 import { operationId } from './oid.ts';
@@ -69,6 +70,16 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
     .use(bearer({ extract: { header: 'Bearer', query: '\u0000', body: '\u0000' } }))
     .onRequest(({ request, set }) => {
       set.headers['x-svc-oid'] = oidOf(request);
+    })
+    // Ids are made lower-case; an upper-case spelling of one names the same resource (as Postgres'
+    // uuid type has it, and SQLite's text comparison would not).
+    .onTransform({ as: 'global' }, ({ params }) => {
+      if (!params) return;
+      const all = params as Record<string, unknown>;
+      for (const key in all) {
+        const value = all[key];
+        if (typeof value === 'string' && isUuid(value)) all[key] = value.toLowerCase();
+      }
     })
     .onParse({ as: 'global' }, async ({ request }) => {
       // Every route that takes a body needs a credential.
