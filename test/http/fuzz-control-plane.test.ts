@@ -34,6 +34,7 @@ import type { Logger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
 import { ADMIN_KEY } from '../helpers/platform.ts';
+import { jsonNesting } from '../helpers/json-model.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Budget: about 35–45 s on a 2-core machine in total (≈ 30 000 requests when every property runs
@@ -790,22 +791,6 @@ const isJsonType = (contentType: string | undefined) => {
   return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
 };
 
-/** How deep a JSON text nests (brackets inside strings ignored). */
-function nesting(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') max = Math.max(max, ++depth);
-    else if (c === '}' || c === ']') depth--;
-  }
-  return max;
-}
 
 /**
  * The status DESIGN §3 prescribes for what is wrong with a body as such, before its content is
@@ -822,7 +807,7 @@ function transportStatus(req: Req): number | null {
   } catch {
     return 400;
   }
-  return nesting(text) > 128 ? 400 : null;
+  return jsonNesting(text) > 128 ? 400 : null;
 }
 
 /** Resolves an RFC 6901 pointer in a parsed document (own properties only). */

@@ -20,6 +20,7 @@ import fc from 'fast-check';
 import { connect } from 'node:net';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { ADMIN_KEY } from '../helpers/platform.ts';
+import { jsonNesting } from '../helpers/json-model.ts';
 
 const LIMIT = 1024 * 1024;
 const MAX_DEPTH = 128;
@@ -334,21 +335,6 @@ const isJsonType = (ct: string | null) => {
   return media === 'application/json' || /^application\/[^/]+\+json$/.test(media);
 };
 
-function depthOf(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') max = Math.max(max, ++depth);
-    else if (c === '}' || c === ']') depth--;
-  }
-  return max;
-}
 
 /**
  * The body as the runtime should read it, however it is framed: UTF-8 decoded as `Request.text()`
@@ -360,7 +346,7 @@ function parseBody(body: Uint8Array | null, contentType: string | null): Parsed 
   if (bytes.length === 0) return { kind: 'none' };
   if (!isJsonType(contentType)) return { kind: 'unsupported' };
   const text = new TextDecoder('utf-8').decode(bytes);
-  if (depthOf(text) > MAX_DEPTH) return { kind: 'malformed' };
+  if (jsonNesting(text) > MAX_DEPTH) return { kind: 'malformed' };
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch {
