@@ -47,9 +47,7 @@ export const bearerTokenOf = (authorization: string | null | undefined): string 
  */
 export function tokenOf(authorization: string | null, fromPlugin: string | undefined): string | undefined {
   if (authorization === null) return undefined;
-  if (fromPlugin !== undefined && authorization.length === fromPlugin.length + 7 && authorization === `Bearer ${fromPlugin}` && !/\s/.test(fromPlugin) && fromPlugin.length > 0) {
-    return fromPlugin;
-  }
+  if (fromPlugin && !/\s/.test(fromPlugin) && authorization === `Bearer ${fromPlugin}`) return fromPlugin;
   return bearerTokenOf(authorization);
 }
 
