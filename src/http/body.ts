@@ -23,8 +23,8 @@ export async function readTextWithin(request: Request, limit: number): Promise<s
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   if (declared === '0' || !request.body) return '';
-  const coding = request.headers.get('content-encoding');
-  if (coding !== null && coding.trim().toLowerCase() !== 'identity' && coding.trim() !== '') {
+  const coding = request.headers.get('content-encoding')?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
     throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${JSON.stringify(coding)} is not supported; send the body uncoded`);
   }
   // A declared length within the limit is read whole (Bun holds the body to it).

@@ -58,8 +58,8 @@ const ARG0_LOW = 16;
 
 type Insn = [code: number, jt: number, jf: number, k: number];
 
-/** The filter program for an architecture (exported for tests). */
-export function filterProgram(arch: Arch): Insn[] {
+/** The filter program for an architecture. */
+function filterProgram(arch: Arch): Insn[] {
   const p: Insn[] = [];
   // A foreign architecture (e.g. 32-bit calls on a 64-bit kernel) or the x32 ABI: refuse.
   p.push([LD_ABS_W, 0, 0, ARCH], [JEQ, 1, 0, arch.audit], [RET, 0, 0, RET_EPERM]);
