@@ -37,6 +37,8 @@ export class BatchBuilder {
   private used = 0;
   private strings: string[] = [];
   private refs = new Map<string, number>();
+  /** Buffers of written batches, reused so that sealing allocates nothing in steady state. */
+  private spare: ArrayBuffer[] = [];
   count = 0;
 
   append(r: InvocationRecord): void {
@@ -66,13 +68,22 @@ export class BatchBuilder {
    */
   seal(): RecordBatch {
     const batch: RecordBatch = { bytes: this.bytes.subarray(0, this.used), strings: this.strings, count: this.count };
-    this.bytes = new Uint8Array(this.bytes.length);
+    const spare = this.spare.pop();
+    this.bytes = spare && spare.byteLength >= this.bytes.length ? new Uint8Array(spare) : new Uint8Array(this.bytes.length);
     this.view = new DataView(this.bytes.buffer);
     this.used = 0;
     this.count = 0;
     this.strings = [];
     this.refs = new Map();
     return batch;
+  }
+
+  /**
+   * Takes back the buffer of a batch that has been written. Allocating a fresh quarter-megabyte
+   * buffer per batch made the collector run (large buffers count towards its next collection).
+   */
+  recycle(bytes: Uint8Array): void {
+    if (this.spare.length < 4 && bytes.buffer.byteLength >= this.bytes.length) this.spare.push(bytes.buffer as ArrayBuffer);
   }
 
   private ref(s: string): number {

@@ -74,13 +74,15 @@ export class InvocationRecorder {
       } catch (error) {
         this.log.warn('invocation audit/statistics write failed; will retry', { error: String(error) });
       }
-      if (written < batch.count) {
-        // Unwritten records go back in front, in order, for the next tick.
-        const left = [written > 0 ? restOf(batch, written) : batch, ...pending.slice(i + 1)];
-        this.sealed = left.concat(this.sealed);
-        for (const b of left) this.buffered += b.count;
-        return;
+      if (written === batch.count) {
+        this.builder.recycle(batch.bytes);
+        continue;
       }
+      // Unwritten records go back in front, in order, for the next tick.
+      const left = [written > 0 ? restOf(batch, written) : batch, ...pending.slice(i + 1)];
+      this.sealed = left.concat(this.sealed);
+      for (const b of left) this.buffered += b.count;
+      return;
     }
     if (this.dropped > 0) {
       this.log.warn(`dropped ${this.dropped} invocation records during a database outage`);

@@ -31,14 +31,14 @@ self.onmessage = async (event: MessageEvent<{ id: number; location?: { url: stri
     if (!sqlite && !db) throw new Error('writer not opened');
     const records = event.data.batch ? decodeBatch(event.data.batch) : [];
     const result = sqlite ? sqlite.write(records) : await writeInvocations(db!, records);
-    if (result.written < records.length) return giveBack(id, event.data.batch, result);
-    self.postMessage({ id, ...result });
+    // The bytes go back either way: unwritten records are retried, a written batch's buffer is reused.
+    giveBack(id, event.data.batch, result);
   } catch (error) {
     giveBack(id, event.data.batch, { written: 0, error: error instanceof Error ? error.message : String(error) });
   }
 };
 
-/** The batch's bytes go back (transferred) with a reply that says not all of it was stored. */
+/** The batch's bytes go back (transferred) with the reply. */
 function giveBack(id: number, batch: RecordBatch | undefined, result: { written: number; error?: string }): void {
   if (!batch) return void self.postMessage({ id, ...result });
   self.postMessage({ id, ...result, bytes: batch.bytes }, [batch.bytes.buffer as ArrayBuffer]);

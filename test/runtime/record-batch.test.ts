@@ -61,3 +61,20 @@ test('a batch larger than the first buffer grows and keeps every record', () => 
   expect(batch.strings).toEqual(['e', 'w', 'u', 's']);
   expect(decodeBatch(batch)).toEqual(records);
 });
+
+test('a written batch\'s buffer is reused by the next seal, and stale bytes in it never leak into records', () => {
+  fc.assert(
+    fc.property(fc.array(recordArb, { minLength: 1, maxLength: 200 }), fc.array(recordArb, { maxLength: 200 }), (first, second) => {
+      const builder = new BatchBuilder();
+      for (const r of first) builder.append(r);
+      const a = builder.seal();
+      builder.recycle(a.bytes);
+      builder.seal(); // hands over the current buffer and takes a's for the records that follow
+      for (const r of second) builder.append(r);
+      const c = builder.seal();
+      expect(c.bytes.buffer).toBe(a.bytes.buffer);
+      expect(decodeBatch(c)).toEqual(second);
+    }),
+    { numRuns: 200 },
+  );
+});
