@@ -18,11 +18,14 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY src ./src
 COPY runtime ./runtime
+# MIMALLOC_PURGE_DELAY=-1: Bun's allocator keeps freed pages for reuse instead of handing them
+# back to the kernel (the npm start scripts set the same; README, Configuration).
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     DATABASE_URL=sqlite:/data/platform.db \
     PORT=8080 \
-    RUNTIME_PORT=8081
+    RUNTIME_PORT=8081 \
+    MIMALLOC_PURGE_DELAY=-1
 VOLUME ["/data"]
 EXPOSE 8080 8081
 USER platform

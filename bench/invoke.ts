@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './lib/timing.ts';
 import { perSecond, table } from './lib/table.ts';
-import { loadAverage, settle, startServer, treeCpuMicros, type ChildServer } from './lib/process.ts';
+import { loadAverage, npmStartEnv, settle, startServer, treeCpuMicros, type ChildServer } from './lib/process.ts';
 import { requireWrk, wrk, type WrkResult } from './lib/wrk.ts';
 
 const CONSTANT = '{"ok":true}';
@@ -115,6 +115,7 @@ async function startPlatform(isolation: 'process' | 'worker'): Promise<Platform>
   const dataDir = mkdtempSync(join(tmpdir(), `bench-invoke-${isolation}-`));
   const env = {
     ...process.env,
+    ...npmStartEnv(),
     DATABASE_URL: `sqlite:${join(dataDir, 'platform.db')}`, // the embedded default is a SQLite file
     DATA_DIR: dataDir,
     PLATFORM_ADMIN_API_KEY: ADMIN_KEY,

@@ -40,6 +40,18 @@ export async function startServer(args: string[], env: Record<string, string | u
   };
 }
 
+/**
+ * The environment `npm start` gives the platform: the `NAME=${NAME:-default}` assignments that
+ * prefix package.json's start script (allocator settings), resolved against `env` as the shell
+ * would. A bench that starts the platform itself passes these, so it measures what users run.
+ */
+export function npmStartEnv(env: Record<string, string | undefined> = process.env): Record<string, string> {
+  const scripts = (require('../../package.json') as { scripts: Record<string, string> }).scripts;
+  const out: Record<string, string> = {};
+  for (const m of scripts.start!.matchAll(/(?:^|\s)([A-Z_][A-Z0-9_]*)=\$\{\1:-([^}]*)\}(?=\s)/g)) out[m[1]!] = env[m[1]!] || m[2]!;
+  return out;
+}
+
 /** CPU time in µs (user + system) used so far by a process and all its live descendants (Linux /proc, 100 Hz ticks). */
 export async function treeCpuMicros(root: number): Promise<number> {
   const stats = new Map<number, { ppid: number; ticks: number }>();
