@@ -223,10 +223,12 @@ async function main(): Promise<void> {
   const loadBefore = await loadAverage();
 
   const self = import.meta.path;
-  const raw = await startServer([self, 'serve-raw']);
-  const elysia = await startServer([self, 'serve-elysia']);
-  const floor = await startServer([self, 'serve-floor']);
-  const workerFloor = await startServer([self, 'serve-worker-floor']);
+  // Every server runs with the allocator settings `npm start` gives the platform, the ceiling too.
+  const env = { ...process.env, ...npmStartEnv() };
+  const raw = await startServer([self, 'serve-raw'], env);
+  const elysia = await startServer([self, 'serve-elysia'], env);
+  const floor = await startServer([self, 'serve-floor'], env);
+  const workerFloor = await startServer([self, 'serve-worker-floor'], env);
   const platforms = new Map<string, Platform>();
   const servers: ChildServer[] = [raw, elysia, floor, workerFloor];
   const scenarios: Scenario[] = [];
