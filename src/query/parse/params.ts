@@ -84,10 +84,18 @@ export function readParams(search: URLSearchParams | string): Map<ParamName, unk
       parsed = qs.parse(entry.pieces.join('&'), QS_OPTIONS) as Record<string, unknown>;
     } catch (error) {
       // qs throws RangeError for parameterLimit, arrayLimit and depth: all client-controlled sizes.
-      const reason = error instanceof RangeError ? error.message : 'it cannot be parsed';
-      fail(pointer, `${name} exceeds a limit: ${reason}`);
+      fail(pointer, `${name} exceeds a limit: ${limitReason(error)}`);
     }
     if (Object.hasOwn(parsed, name)) out.set(name, parsed[name]);
   }
   return out;
+}
+
+/** qs's limit errors in the list engine's own words (the limits of src/query/limits.ts). */
+function limitReason(error: unknown): string {
+  if (!(error instanceof RangeError)) return 'it cannot be parsed';
+  if (/array limit/i.test(error.message)) return `a list holds more than ${LIMITS.listValues} values`;
+  if (/parameter limit/i.test(error.message)) return `more than ${LIMITS.parameters} parameters`;
+  if (/depth/i.test(error.message)) return `nested deeper than ${LIMITS.bracketDepth} levels`;
+  return error.message;
 }
