@@ -16,7 +16,7 @@ import { IndexHolder } from './index/holder.ts';
 import { IndexSync } from './index/sync.ts';
 import { createRecorder, type InvocationRecorder } from './recorder/index.ts';
 import { PlatformCaller } from './platform-call.ts';
-import { Invoker } from './invoke.ts';
+import { Invoker, type RequestTimeouts } from './invoke.ts';
 import { runtimeFetch, type RuntimeReadiness } from './server.ts';
 
 export interface RuntimeOptions {
@@ -32,7 +32,8 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
-  fetch: (request: Request) => Response | Promise<Response>;
+  /** Bun.serve's fetch: pass the server so that a long invocation's connection is kept open. */
+  fetch: (request: Request, server?: RequestTimeouts) => Response | Promise<Response>;
   index: IndexHolder;
   recorder: InvocationRecorder;
   readiness: () => Promise<RuntimeReadiness>;

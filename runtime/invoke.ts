@@ -28,6 +28,18 @@ export interface InvokerDeps {
 }
 
 const INVOKE_ROLES = ['ENDPOINT_INVOKE'] as const;
+
+/** The part of Bun's server an invocation needs: its request's idle timeout. */
+export interface RequestTimeouts {
+  timeout(request: Request, seconds: number): void;
+}
+
+/**
+ * Seconds a connection may sit silent while its invocation runs: the deadline, plus room for the
+ * Worker stop grace and the answer. Bun's default (10 s) would otherwise close the connection of
+ * a component still inside its deadline, with no response at all.
+ */
+const idleSecondsFor = (timeoutMs: number): number => Math.ceil(timeoutMs / 1000) + 5;
 const NO_BODY: ParsedBody = { kind: 'none' };
 
 /** One invocation's request facts, as matched. */
@@ -58,7 +70,7 @@ export class Invoker {
    * Answers one request. Synchronous (no promise at all) up to the first real wait: a cached
    * credential, a static response or a guard failure returns the Response itself.
    */
-  handle(request: Request, oid = operationId(request.headers.get('x-svc-oid'))): Response | Promise<Response> {
+  handle(request: Request, oid = operationId(request.headers.get('x-svc-oid')), server?: RequestTimeouts): Response | Promise<Response> {
     const started = performance.now();
     let token: string | undefined;
     let caller: Principal | undefined;
@@ -69,11 +81,11 @@ export class Invoker {
     } catch (error) {
       return this.problem(error, oid);
     }
-    return caller ? this.matched(request, oid, caller, started) : this.authenticated(request, oid, token, started);
+    return caller ? this.matched(request, oid, caller, started, server) : this.authenticated(request, oid, token, started, server);
   }
 
   /** The credential is not cached: look it up first. */
-  private async authenticated(request: Request, oid: string, token: string | undefined, started: number): Promise<Response> {
+  private async authenticated(request: Request, oid: string, token: string | undefined, started: number, server?: RequestTimeouts): Promise<Response> {
     let caller: Principal;
     try {
       caller = await this.d.credentials.authenticate(token);
@@ -81,11 +93,11 @@ export class Invoker {
     } catch (error) {
       return this.problem(error, oid);
     }
-    return this.matched(request, oid, caller, started);
+    return this.matched(request, oid, caller, started, server);
   }
 
   /** Method and path match, then the invocation, recorded once answered. */
-  private matched(request: Request, oid: string, caller: Principal, started: number): Response | Promise<Response> {
+  private matched(request: Request, oid: string, caller: Principal, started: number, server?: RequestTimeouts): Response | Promise<Response> {
     const { pathname, search } = splitUrl(request.url);
     const index = this.d.index.current;
     const match = index?.router.match(request.method, pathname) ?? null;
@@ -93,6 +105,7 @@ export class Invoker {
       return problemResponse(new ProblemError(404, 'NOT_FOUND', `No active Endpoint matches ${request.method} ${pathname}`), oid);
     }
     const endpoint = match.value;
+    if (server && !endpoint.prepared) server.timeout(request, idleSecondsFor(endpoint.definition.timeoutMs));
     const h: ResponseHeaders = { oid, executionId: crypto.randomUUID() };
     const call: Call = { request, endpoint, pathname, params: match.params, search, caller, settings: index.settings, h };
     let result: RunResult | Promise<RunResult>;

@@ -1,6 +1,6 @@
 // The runtime origin's fetch handler: health and readiness, then every request is an invocation.
 import { operationId } from '../src/http/oid.ts';
-import { splitUrl, type Invoker } from './invoke.ts';
+import { splitUrl, type Invoker, type RequestTimeouts } from './invoke.ts';
 
 export interface RuntimeReadiness {
   ready: boolean;
@@ -16,13 +16,13 @@ export function runtimeFetch(invoker: Invoker, readiness: () => Promise<RuntimeR
     return health(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks }, oid);
   };
   // Not async: an invocation answered without waiting returns its Response, not a promise.
-  return (request: Request): Response | Promise<Response> => {
+  return (request: Request, server?: RequestTimeouts): Response | Promise<Response> => {
     const oid = operationId(request.headers.get('x-svc-oid'));
     if (request.method === 'GET') {
       const { pathname } = splitUrl(request.url);
       if (pathname === '/healthz') return health(200, { status: 'ok' }, oid);
       if (pathname === '/readyz') return readyz(oid);
     }
-    return invoker.handle(request, oid);
+    return invoker.handle(request, oid, server);
   };
 }

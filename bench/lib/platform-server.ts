@@ -30,7 +30,7 @@ log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executo
 let platform: Platform | null = null;
 let runtime: Runtime | null = null;
 const control = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => platform!.app.handle(r) });
-const edge = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => runtime!.fetch(r) });
+const edge = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r, s) => runtime!.fetch(r, s) });
 config = withBoundPorts(config, source, { control: control.port, runtime: edge.port });
 platform = await createPlatform(config, log, { executor });
 runtime = await createRuntime({

@@ -28,7 +28,7 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(env: Record<string, string> = {}, options: { postgresSchema?: string; isolation?: 'worker' | 'process'; runtimeLog?: Logger } = {}): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}, options: { postgresSchema?: string; isolation?: 'worker' | 'process'; runtimeLog?: Logger; /** the runtime server's idle timeout in seconds (Bun's default: 10) */ runtimeIdleTimeout?: number } = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-stack-'));
   const source = { DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: options.isolation ?? 'worker', ...env };
   let config = loadConfig(source);
@@ -37,7 +37,13 @@ export async function startStack(env: Record<string, string> = {}, options: { po
   let platform: Platform | null = null;
   let runtime: Runtime | null = null;
   const control = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => platform!.app.handle(r) });
-  const edge = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => runtime!.fetch(r) });
+  const edge = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    maxRequestBodySize: SERVER_BODY_CAP,
+    ...(options.runtimeIdleTimeout === undefined ? {} : { idleTimeout: options.runtimeIdleTimeout }),
+    fetch: (r, s) => runtime!.fetch(r, s),
+  });
   config = withBoundPorts(config, source, { control: control.port, runtime: edge.port });
   platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });
   runtime = await createRuntime({ config, db: platform.db, credentials: platform.credentials, jwt: platform.jwt, executor, log: options.runtimeLog ?? silentLogger, embedded: { publisher: platform.publisher, controlPlane: (r) => platform!.app.handle(r) } });
