@@ -3,6 +3,7 @@ import type { CompiledEndpoint } from './index/compiled.ts';
 import type { ComponentResult, ExecutionOutcome } from './executor/types.ts';
 import type { CompiledGuard } from './guard/index.ts';
 import { ProblemError } from '../src/http/problem.ts';
+import { carriesNoContent } from '../src/http/status.ts';
 
 const JSON_TYPE = 'application/json';
 
@@ -13,11 +14,9 @@ export interface ResponseHeaders {
 
 const baseHeaders = (h: ResponseHeaders): Record<string, string> => ({ 'x-svc-oid': h.oid, 'x-execution-id': h.executionId });
 
-/** Statuses that carry no content (RFC 9110): no body and no content type, whatever was given. */
-const noContent = (status: number) => status === 204 || status === 205 || status === 304;
 
 export function json(status: number, body: unknown, h: ResponseHeaders): Response {
-  if (body === undefined || noContent(status)) return new Response(null, { status, headers: baseHeaders(h) });
+  if (body === undefined || carriesNoContent(status)) return new Response(null, { status, headers: baseHeaders(h) });
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, 'x-svc-oid': h.oid, 'x-execution-id': h.executionId } });
 }
 
@@ -35,7 +34,7 @@ export function prepareStatic(s: { status: number; headers?: Record<string, stri
   const headers: Record<string, string> = { ...s.headers };
   const typeKey = Object.keys(headers).find((k) => k.toLowerCase() === 'content-type');
   if (s.body === undefined) return { status: s.status, body: null, headers };
-  if (noContent(s.status)) {
+  if (carriesNoContent(s.status)) {
     if (typeKey) delete headers[typeKey];
     return { status: s.status, body: null, headers };
   }
@@ -51,7 +50,7 @@ export function staticResponse(prepared: PreparedStatic, h: ResponseHeaders): Re
 
 /** A response whose body is JSON text already (a value exactly as the component's Worker serialized it). */
 function rawJson(status: number, text: string | undefined, h: ResponseHeaders): Response {
-  if (text === undefined || noContent(status)) return new Response(null, { status, headers: baseHeaders(h) });
+  if (text === undefined || carriesNoContent(status)) return new Response(null, { status, headers: baseHeaders(h) });
   return new Response(text, { status, headers: { 'content-type': JSON_TYPE, 'x-svc-oid': h.oid, 'x-execution-id': h.executionId } });
 }
 

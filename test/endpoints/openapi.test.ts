@@ -156,6 +156,10 @@ describe('response modes', () => {
     { record: endpoint('GET', '/map-unknown', {}) },
     { record: endpoint('GET', '/static', { componentId: null, staticResponse: { status: 202, headers: { 'cache-control': 'no-store', 'Content-Type': 'text/plain; charset=utf-8' }, body: 'accepted' } }) },
     { record: endpoint('DELETE', '/static-empty', { componentId: null, staticResponse: { status: 204 } }) },
+    // The runtime sends no body for these statuses, whatever the mode or the configured body says.
+    { record: endpoint('POST', '/map-204', { successStatus: 204 }), outputSchema: { type: 'object' } },
+    { record: endpoint('POST', '/pop-205', { popResult: 'order', successStatus: 205 }) },
+    { record: endpoint('GET', '/static-204', { componentId: null, staticResponse: { status: 204, body: { ignored: true } } }) },
   ]);
 
   test('the document validates', async () => {
@@ -165,6 +169,13 @@ describe('response modes', () => {
 
   test('noResult: the success status with no content', () => {
     expect(doc.paths['/none'].post.responses['204'].content).toBeUndefined();
+  });
+
+  test('a success status that carries no content (204, 205) documents none, in any mode', () => {
+    expect(doc.paths['/map-204'].post.responses['204']).toMatchObject({ description: 'Success, with an empty body' });
+    expect(doc.paths['/map-204'].post.responses['204'].content).toBeUndefined();
+    expect(doc.paths['/pop-205'].post.responses['205'].content).toBeUndefined();
+    expect(doc.paths['/static-204'].get.responses['204'].content).toBeUndefined();
   });
 
   test('legacyResults: the envelope', () => {

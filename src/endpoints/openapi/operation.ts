@@ -3,6 +3,7 @@
 import type { EndpointRecord } from '../schema.ts';
 import { ResponseSet } from './responses.ts';
 import type { JsonObject, SchemaComponents } from './schemas.ts';
+import { carriesNoContent } from '../../http/status.ts';
 
 export interface OperationSource {
   record: EndpointRecord;
@@ -111,7 +112,7 @@ function success(source: OperationSource, ctx: OperationContext, responses: Resp
       else headers[name] = { schema: { type: 'string' }, example: value };
     }
     response.headers = headers;
-    if (configured.body !== undefined) response.content = { [mediaType]: { schema: {}, example: configured.body } };
+    if (configured.body !== undefined && !carriesNoContent(configured.status)) response.content = { [mediaType]: { schema: {}, example: configured.body } };
     responses.add(configured.status, response);
     return;
   }
@@ -119,7 +120,7 @@ function success(source: OperationSource, ctx: OperationContext, responses: Resp
   const status = record.successStatus ?? 200;
   const output = source.outputSchema === undefined ? undefined : ctx.components.embed(`${ctx.operationId}_Result`, source.outputSchema);
   let response: JsonObject;
-  if (record.noResult) {
+  if (record.noResult || carriesNoContent(status)) {
     response = { description: 'Success, with an empty body' };
   } else if (record.legacyResults) {
     response = { description: 'Success: the legacy results envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/LegacyResults' } } } };
