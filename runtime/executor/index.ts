@@ -26,6 +26,7 @@ export type {
   ExecutorStatus,
   PlatformCall,
   PlatformReply,
+  ResultSelection,
   SandboxLayers,
   VerifyOutcome,
 } from './types.ts';

@@ -55,11 +55,19 @@ export interface ExecutionRequest {
    * `input.body`): sent to the Worker as is instead of serializing `input.body` again.
    */
   bodyJson?: string;
+  /**
+   * Which visible results the response will carry: one (`popResult`), none (`noResult`), or all
+   * when absent (the result map, the legacy envelope). Only those leave the Worker, and only they
+   * count towards the 1 MiB result limit.
+   */
+  results?: ResultSelection;
   /** Deadline for this invocation, counted from the call to `execute` (time spent queued included). */
   timeoutMs: number;
   /** Serves api.platform(method, path, body) on the server side, as the execution identity. */
   platform?: (call: PlatformCall) => Promise<PlatformReply>;
 }
+
+export type ResultSelection = { only: string } | 'none';
 
 export interface ComponentResult {
   name: string;

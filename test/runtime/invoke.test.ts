@@ -123,6 +123,25 @@ describe('response modes', () => {
     expect(await r.text()).toBe('');
   });
 
+  test('the 1 MiB result limit counts what the response carries: a large result popResult or noResult leaves out is fine', async () => {
+    const c = await lowcode([
+      { name: 'echo', code: 'return "x".repeat(1100000);' },
+      { name: 'n', code: 'return 1;' },
+    ]);
+    await s.endpoint({ method: 'GET', path: '/limit/pop', componentId: c.id, popResult: 'n' });
+    await s.endpoint({ method: 'GET', path: '/limit/none', componentId: c.id, noResult: true });
+    await s.endpoint({ method: 'GET', path: '/limit/map', componentId: c.id });
+    const popped = await s.invoke('GET', '/limit/pop', { key: invoker.key });
+    expect(popped.status).toBe(200);
+    expect(await body(popped)).toBe(1);
+    const none = await s.invoke('GET', '/limit/none', { key: invoker.key });
+    expect(none.status).toBe(200);
+    expect(await none.text()).toBe('');
+    const map = await s.invoke('GET', '/limit/map', { key: invoker.key });
+    expect(map.status).toBe(502);
+    expect((await body(map)).code).toBe('RESULT_TOO_LARGE');
+  });
+
   test('a 204 (result map, api.throw or static) has no body and no content type', async () => {
     const c = await lowcode([{ name: 'a', code: 'return { ok: true };' }]);
     await s.endpoint({ method: 'GET', path: '/no-content/map', componentId: c.id, successStatus: 204 });

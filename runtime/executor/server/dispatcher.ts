@@ -307,12 +307,13 @@ export class Dispatcher {
 
 /** The payload of an 'R' line: what the Worker's Invocation is built from. */
 function encodeRun(r: ExecutionRequest): string {
-  const { input, executionId, oid, currentUser } = r;
-  if (r.bodyJson === undefined) return JSON.stringify({ input, executionId, oid, currentUser });
+  const { input, executionId, oid, currentUser, results } = r;
+  if (r.bodyJson === undefined) return JSON.stringify({ input, executionId, oid, currentUser, results });
   // The received text, spliced in: valid JSON can hold a raw CR or LF only between tokens, where a
   // space means the same, and a line must not hold one.
   const body = r.bodyJson.includes('\n') || r.bodyJson.includes('\r') ? r.bodyJson.replace(/[\r\n]/g, ' ') : r.bodyJson;
   const { body: _parsed, ...rest } = input;
   const head = JSON.stringify(rest);
-  return `{"input":${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"body":${body}},"executionId":${JSON.stringify(executionId)},"oid":${JSON.stringify(oid)},"currentUser":${JSON.stringify(currentUser)}}`;
+  const selection = results === undefined ? '' : `,"results":${JSON.stringify(results)}`;
+  return `{"input":${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"body":${body}},"executionId":${JSON.stringify(executionId)},"oid":${JSON.stringify(oid)},"currentUser":${JSON.stringify(currentUser)}${selection}}`;
 }

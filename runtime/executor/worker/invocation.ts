@@ -1,6 +1,6 @@
 // One invocation inside a Worker: the `api` object component code sees, and what it records
 // (results in order, logs, an api.throw) until the outcome is encoded.
-import type { ComponentInput, CurrentUser, PlatformReply } from '../types.ts';
+import type { ComponentInput, CurrentUser, PlatformReply, ResultSelection } from '../types.ts';
 import { LOG_LIMIT_BYTES, LOG_LIMIT_LINES, LOG_LINE_LIMIT_CHARS } from '../limits.ts';
 
 /** What the server sends with each run line. */
@@ -9,6 +9,8 @@ export interface RunRequest {
   executionId: string;
   oid: string;
   currentUser: CurrentUser;
+  /** The visible results the response carries (all when absent). */
+  results?: ResultSelection;
 }
 
 /** The object handed to component code; identical for lowcode and node components. */

@@ -6,7 +6,7 @@
 //   {"kind":"results","results":[{"name":"a","visible":true,"len":7},…],"logs":[…]}<TAB><values…>
 // JSON text never holds a raw tab or newline, so the tab and the line stay unambiguous.
 import { ERROR_MESSAGE_LIMIT_CHARS, RESULT_LIMIT_BYTES } from '../limits.ts';
-import type { ExecutionFailureCode } from '../types.ts';
+import type { ExecutionFailureCode, ResultSelection } from '../types.ts';
 import { describe } from './compile.ts';
 import type { Invocation } from './invocation.ts';
 import { ThrowSignal } from './invocation.ts';
@@ -25,16 +25,18 @@ export function isOutOfMemory(err: unknown): boolean {
 }
 
 /**
- * Only visible results leave the Worker (no response mode shows the others), and the 1 MiB limit
- * applies to what a response can carry: the visible values as JSON, without names or wrapping.
+ * Only the visible results the response mode shows leave the Worker (all of them, the popped one,
+ * or none), and the 1 MiB limit applies to what the response can carry: those values as JSON,
+ * without names or wrapping.
  */
 export function encodeSuccess(inv: Invocation): string {
   if (inv.thrown) return encodeThrown(inv, inv.thrown);
   let entries = '';
   let values = '';
   let size = 0;
+  const selection = inv.request.results;
   for (const [name, r] of inv.results) {
-    if (!r.visible) continue;
+    if (!r.visible || !selected(selection, name)) continue;
     let valueJson: string | undefined;
     try {
       valueJson = stringify(r.value);
@@ -69,6 +71,12 @@ function encodeThrown(inv: Invocation, signal: ThrowSignal): string {
   // Without a body (api.throw(status)) the response has none either.
   const len = bodyJson === undefined ? '' : `"len":${bodyJson.length},`;
   return `{"kind":"thrown","status":${signal.status},${len}"logs":${logsJson(inv)}}\t${bodyJson ?? ''}`;
+}
+
+/** Whether the response can carry this result (the Endpoint's response mode decides). */
+function selected(selection: ResultSelection | undefined, name: string): boolean {
+  if (selection === undefined) return true;
+  return selection !== 'none' && selection.only === name;
 }
 
 const logsJson = (inv: Invocation): string => (inv.logs.length === 0 ? '[]' : stringify(inv.logs));

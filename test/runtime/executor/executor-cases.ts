@@ -159,6 +159,19 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         expect(multibyte.code).toBe('RESULT_TOO_LARGE');
       });
 
+      test('only the results the response mode shows leave the Worker and count towards the limit', async () => {
+        const code = `api.result('big', 'x'.repeat(${RESULT_LIMIT_BYTES + 10})); api.result('small', 1); api.result('odd', { n: 10n }); return undefined;`;
+        // popResult: the popped one alone; the others are neither serialized nor counted.
+        const popped = await executor.execute(request(both(code)[kind], { results: { only: 'small' } }));
+        expect(popped).toMatchObject({ kind: 'results', results: [{ name: 'small', json: '1', visible: true }] });
+        expect((popped as { results: unknown[] }).results).toHaveLength(1);
+        // noResult: nothing at all.
+        expect(await executor.execute(request(both(code)[kind], { results: 'none' }))).toMatchObject({ kind: 'results', results: [] });
+        // Popping the big one, or showing all, still hits the limit.
+        expect(failureOf(await executor.execute(request(both(code)[kind], { results: { only: 'big' } }))).code).toBe('RESULT_TOO_LARGE');
+        expect(failureOf(await executor.execute(request(both(code)[kind]))).code).toBe('RESULT_TOO_LARGE');
+      });
+
       test('an api.throw body over 1 MiB is RESULT_TOO_LARGE', async () => {
         const f = failureOf(await executor.execute(request(both(`api.throw(400, 'x'.repeat(${RESULT_LIMIT_BYTES + 10}));`)[kind])));
         expect(f.code).toBe('RESULT_TOO_LARGE');
