@@ -14,7 +14,7 @@ export const ERROR_MESSAGE_LIMIT_CHARS = 2000;
 /** Longest line a host may send; a host exceeding it is treated as broken and killed. */
 export const HOST_LINE_LIMIT_CHARS = 4 * RESULT_LIMIT_BYTES;
 
-/** Deadlines are clamped into this range (DESIGN §8 caps Endpoint timeouts at 60 s). */
+/** The executor clamps deadlines into this range; Endpoint definitions are capped at 60 s by their schema (DESIGN §8). */
 export const MIN_TIMEOUT_MS = 1;
 export const MAX_TIMEOUT_MS = 600_000;
 
