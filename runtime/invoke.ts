@@ -40,6 +40,7 @@ export interface RequestTimeouts {
  * a component still inside its deadline, with no response at all.
  */
 const idleSecondsFor = (timeoutMs: number): number => Math.ceil(timeoutMs / 1000) + 5;
+
 const NO_BODY: ParsedBody = { kind: 'none' };
 
 /** One invocation's request facts, as matched. */
