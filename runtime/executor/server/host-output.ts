@@ -32,17 +32,30 @@ export function pumpOutput(
     if (++inWindow <= LINES_PER_SECOND) log(`[${name}] ${text.slice(0, LINE_CHARS)}`);
     else dropped++;
   };
+  // Linear in the output: each chunk is scanned once, and of a line only its first LINE_CHARS
+  // characters are kept (a component printing tens of megabytes without a newline must not cost
+  // the server's thread more than reading them).
   const pump = async (stream: ReadableStream<Uint8Array>, tap: (text: string) => void): Promise<void> => {
     const decoder = new TextDecoder();
+    /** The start of the line not yet ended, at most LINE_CHARS characters of it. */
     let rest = '';
+    let pending = false;
     for await (const chunk of stream) {
       const text = decoder.decode(chunk, { stream: true });
       tap(text);
-      const parts = (rest + text).split('\n');
-      rest = parts.pop() ?? '';
-      for (const part of parts) emit(part);
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        emit(rest + text.slice(start, Math.min(nl, start + LINE_CHARS)));
+        rest = '';
+        pending = false;
+        start = nl + 1;
+      }
+      if (start < text.length) {
+        pending = true;
+        if (rest.length < LINE_CHARS) rest += text.slice(start, start + LINE_CHARS - rest.length);
+      }
     }
-    if (rest) emit(rest);
+    if (pending) emit(rest);
   };
   const done = Promise.all([
     pump(proc.stdout, () => {}),
