@@ -1,7 +1,11 @@
 // A seccomp filter for executor hosts, installed by the host on itself before it runs any
 // component code: no new programs (execve), no new processes (fork, vfork, clone without
 // CLONE_THREAD), and none of the calls that reach other processes or widen the kernel's attack
-// surface (ptrace, namespaces, mount, bpf, perf events, userfaultfd, keyrings). Threads stay
+// surface (ptrace, namespaces, mount, bpf, perf events, userfaultfd, keyrings), and no new Unix
+// sockets: the network namespace leaves no interface to reach, but a socket on the file system (a
+// database's, say) would still connect. io_uring is refused too, as its socket and file operations
+// never pass through this filter. The host's channel to the server is a socket it inherits, so it
+// keeps working. Threads stay
 // allowed, so Bun Workers start as before. Calls through `bun:ffi` (a component may dlopen libc)
 // meet the same filter, since it is the kernel that enforces it. The filter is irrevocable and
 // applies to every thread of the host (TSYNC) and to anything they could start.
@@ -12,6 +16,8 @@ interface Arch {
   seccomp: number;
   /** Always refused with EPERM. */
   denied: number[];
+  /** Refused for AF_UNIX only. */
+  socket: number;
   clone: number;
   clone3: number;
 }
@@ -22,15 +28,18 @@ const ARCHES: Record<string, Arch> = {
     audit: 0xc000003e, // AUDIT_ARCH_X86_64
     seccomp: 317,
     // execve, execveat, fork, vfork, ptrace, unshare, setns, mount, umount2, pivot_root, bpf,
-    // perf_event_open, userfaultfd, keyctl, add_key, request_key, process_vm_readv/writev
-    denied: [59, 322, 57, 58, 101, 272, 308, 165, 166, 155, 321, 298, 323, 250, 248, 249, 310, 311],
+    // perf_event_open, userfaultfd, keyctl, add_key, request_key, process_vm_readv/writev,
+    // io_uring_setup
+    denied: [59, 322, 57, 58, 101, 272, 308, 165, 166, 155, 321, 298, 323, 250, 248, 249, 310, 311, 425],
+    socket: 41,
     clone: 56,
     clone3: 435,
   },
   arm64: {
     audit: 0xc00000b7, // AUDIT_ARCH_AARCH64
     seccomp: 277,
-    denied: [221, 281, 117, 97, 268, 40, 39, 41, 280, 241, 282, 219, 217, 218, 270, 271],
+    denied: [221, 281, 117, 97, 268, 40, 39, 41, 280, 241, 282, 219, 217, 218, 270, 271, 425],
+    socket: 198,
     clone: 220,
     clone3: 435,
   },
@@ -40,6 +49,7 @@ const SECCOMP_SET_MODE_FILTER = 1;
 const SECCOMP_FILTER_FLAG_TSYNC = 1;
 const PR_SET_NO_NEW_PRIVS = 38;
 const CLONE_THREAD = 0x00010000;
+const AF_UNIX = 1;
 const X32_SYSCALL_BIT = 0x40000000;
 const RET_ALLOW = 0x7fff0000;
 const RET_EPERM = 0x00050000 | 1;
@@ -66,6 +76,8 @@ function filterProgram(arch: Arch): Insn[] {
   p.push([LD_ABS_W, 0, 0, NR]);
   if (arch.audit === ARCHES.x64!.audit) p.push([JGE, 0, 1, X32_SYSCALL_BIT], [RET, 0, 0, RET_EPERM]);
   for (const nr of arch.denied) p.push([JEQ, 0, 1, nr], [RET, 0, 0, RET_EPERM]);
+  // socket(AF_UNIX, …) refused; any other family allowed (nothing to reach in the namespace).
+  p.push([JEQ, 0, 4, arch.socket], [LD_ABS_W, 0, 0, ARG0_LOW], [JEQ, 0, 1, AF_UNIX], [RET, 0, 0, RET_EPERM], [RET, 0, 0, RET_ALLOW]);
   // clone3 passes its flags in memory a filter cannot read: ENOSYS makes libc fall back to clone.
   p.push([JEQ, 0, 1, arch.clone3], [RET, 0, 0, RET_ENOSYS]);
   p.push([JEQ, 0, 3, arch.clone], [LD_ABS_W, 0, 0, ARG0_LOW], [JSET, 1, 0, CLONE_THREAD], [RET, 0, 0, RET_EPERM]);

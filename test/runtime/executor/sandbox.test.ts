@@ -48,6 +48,38 @@ describe('sandbox (process isolation)', () => {
     });
   }
 
+  test.skipIf(!layers.syscallFilter)('a Unix socket on the file system cannot be reached from a host (the network namespace does not cover it)', async () => {
+    const { chmodSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync(join(tmpdir(), 'sock-'));
+    chmodSync(dir, 0o755);
+    const path = join(dir, 'listener.sock');
+    let connections = 0;
+    const listener = Bun.listen({ unix: path, socket: { open: () => void connections++, data() {} } });
+    try {
+      chmodSync(path, 0o777); // reachable for the host's uid, but for the filter
+      const tries = both(`const net = await import('node:net');
+        const viaNet = await new Promise((resolve) => {
+          const s = net.createConnection(${JSON.stringify(path)});
+          s.on('connect', () => { s.destroy(); resolve('connected'); });
+          s.on('error', (e) => resolve(e.code ?? e.message));
+        });
+        let viaBun;
+        try { const s = await Bun.connect({ unix: ${JSON.stringify(path)}, socket: { data() {} } }); s.end(); viaBun = 'connected'; }
+        catch (e) { viaBun = e.code ?? e.message; }
+        return { viaNet, viaBun };`).node;
+      const seen = resultOf(await executor.execute(request(tries))) as { viaNet: string; viaBun: string };
+      expect(seen.viaNet).not.toBe('connected');
+      expect(seen.viaBun).not.toBe('connected');
+      expect(connections).toBe(0);
+      // Outside the sandbox the same socket answers, so the refusal above is the filter's.
+      const s = await Bun.connect({ unix: path, socket: { data() {} } });
+      s.end();
+      expect(await waitUntil(() => connections === 1, 2000)).toBe(true);
+    } finally {
+      listener.stop(true);
+    }
+  });
+
   test('hosts run with / as their working directory', async () => {
     const seen = resultOf(await executor.execute(request(inspect))) as Record<string, unknown>;
     expect(seen.cwd).toBe('/');
