@@ -39,6 +39,12 @@ export function decodeOutcome(payload: string): ExecutionOutcome {
   }
   const tab = payload.indexOf('\t');
   const values = tab === -1 ? '' : payload.slice(tab + 1);
+  // The Worker checks the limit too, but inside the Worker component code could have tampered
+  // with what it measures with; UTF-8 needs at most 3 bytes per character, so only long texts
+  // need counting.
+  if (values.length > RESULT_LIMIT_BYTES / 3 && Buffer.byteLength(values) > RESULT_LIMIT_BYTES) {
+    return failure(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(tab === -1 ? payload : payload.slice(0, tab));

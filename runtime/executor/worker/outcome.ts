@@ -12,8 +12,10 @@ import type { Invocation } from './invocation.ts';
 import { ThrowSignal } from './invocation.ts';
 
 // Taken before any component code runs in this Worker: whatever a component does to the global
-// JSON, values are serialized by the real JSON.stringify, so the text is always valid JSON.
+// JSON or Buffer, values are serialized by the real JSON.stringify (so the text is always valid
+// JSON) and measured by the real Buffer.byteLength.
 const stringify = JSON.stringify;
+const utf8Length = Buffer.byteLength.bind(Buffer);
 
 export function failed(status: 500 | 502 | 504, code: ExecutionFailureCode, message: string): string {
   return stringify({ kind: 'failed', status, code, message: clip(message) });
@@ -87,7 +89,7 @@ function tooLarge(json: string): boolean {
 
 /** UTF-8 length; a string already longer than the limit in UTF-16 units is over it whatever its bytes. */
 function jsonBytes(json: string): number {
-  return json.length > RESULT_LIMIT_BYTES ? json.length : Buffer.byteLength(json);
+  return json.length > RESULT_LIMIT_BYTES ? json.length : utf8Length(json);
 }
 
 function clip(message: string): string {

@@ -172,6 +172,13 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         expect(failureOf(await executor.execute(request(both(code)[kind]))).code).toBe('RESULT_TOO_LARGE');
       });
 
+      test('replacing Buffer.byteLength inside the component does not lift the limit', async () => {
+        const code = `Buffer.byteLength = () => 0; globalThis.Buffer = { byteLength: () => 0 }; return '€'.repeat(${Math.ceil(RESULT_LIMIT_BYTES / 3) + 10});`;
+        expect(failureOf(await executor.execute(request(both(code)[kind]))).code).toBe('RESULT_TOO_LARGE');
+        const thrown = `Buffer.byteLength = () => 0; api.throw(400, '€'.repeat(${Math.ceil(RESULT_LIMIT_BYTES / 3) + 10}));`;
+        expect(failureOf(await executor.execute(request(both(thrown)[kind]))).code).toBe('RESULT_TOO_LARGE');
+      });
+
       test('an api.throw body over 1 MiB is RESULT_TOO_LARGE', async () => {
         const f = failureOf(await executor.execute(request(both(`api.throw(400, 'x'.repeat(${RESULT_LIMIT_BYTES + 10}));`)[kind])));
         expect(f.code).toBe('RESULT_TOO_LARGE');

@@ -2,6 +2,7 @@
 // characters), header fields parse, and an oversized line stops the reader.
 import { describe, expect, test } from 'bun:test';
 import { decodeOutcome } from '../../../runtime/executor/server/decode.ts';
+import { RESULT_LIMIT_BYTES } from '../../../runtime/executor/limits.ts';
 import { eachLine, field, line, payload } from '../../../runtime/executor/wire/lines.ts';
 import { lineReader } from '../../../runtime/executor/wire/line-reader.ts';
 
@@ -67,5 +68,13 @@ describe('outcome payloads (header, tab, value texts)', () => {
     ['a header that is not JSON', '{"kind":"results"\t1'],
   ])('%s → EXECUTOR_CRASHED', (_name, payload) => {
     expect(decodeOutcome(payload)).toMatchObject(crashed);
+  });
+
+  test('the server counts the bytes of long value texts itself: over 1 MiB is RESULT_TOO_LARGE whatever the Worker measured', () => {
+    const over = `"${'€'.repeat(Math.ceil(RESULT_LIMIT_BYTES / 3))}"`; // fewer characters than the limit, more bytes
+    expect(decodeOutcome(`{"kind":"results","results":[{"name":"a","visible":true,"len":${over.length}}],"logs":[]}\t${over}`)).toMatchObject({ status: 502, code: 'RESULT_TOO_LARGE' });
+    expect(decodeOutcome(`{"kind":"thrown","status":400,"len":${over.length},"logs":[]}\t${over}`)).toMatchObject({ status: 502, code: 'RESULT_TOO_LARGE' });
+    const under = `"${'€'.repeat(Math.floor(RESULT_LIMIT_BYTES / 3) - 10)}"`;
+    expect(decodeOutcome(`{"kind":"results","results":[{"name":"a","visible":true,"len":${under.length}}],"logs":[]}\t${under}`)).toMatchObject({ kind: 'results' });
   });
 });
