@@ -4,12 +4,16 @@
 import type { Database } from '../../src/db/index.ts';
 import type { Logger } from '../../src/lib/log.ts';
 import { BatchBuilder, restOf, type RecordBatch } from './batch.ts';
+import { claimSpilled, spillBatches } from './spill.ts';
 import type { InvocationRecord, InvocationWriter } from './types.ts';
 import { InlineWriter, ThreadWriter } from './writers.ts';
 
 export type { InvocationRecord } from './types.ts';
 
-/** Beyond this many unwritten records (a long database outage), the oldest batches are dropped and counted. */
+/**
+ * Beyond this many unwritten records (a long database outage) the oldest batches leave memory:
+ * to a spill file when the recorder has a directory for them, else they are dropped and counted.
+ */
 const MAX_BUFFERED = 200_000;
 /** Records per batch sent to the writer. */
 const BATCH = 2048;
@@ -24,11 +28,17 @@ export class InvocationRecorder {
   private flushing: Promise<void> | null = null;
   private readonly timer: ReturnType<typeof setInterval>;
 
+  private readonly spillDir: string | undefined;
+  private readonly maxBuffered: number;
+
   constructor(
     private readonly writer: InvocationWriter,
     private readonly log: Logger,
     flushMs = 250,
+    options: { spillDir?: string; maxBuffered?: number } = {},
   ) {
+    this.spillDir = options.spillDir;
+    this.maxBuffered = options.maxBuffered ?? MAX_BUFFERED;
     this.timer = setInterval(() => void this.flush(), flushMs);
     this.timer.unref?.();
   }
@@ -38,10 +48,18 @@ export class InvocationRecorder {
     this.builder.append(r);
     this.buffered++;
     if (this.builder.count >= BATCH) this.sealed.push(this.builder.seal());
-    if (this.buffered > MAX_BUFFERED && this.sealed.length > 0) {
+    if (this.buffered > this.maxBuffered && this.sealed.length > 0) {
       const oldest = this.sealed.shift()!;
       this.buffered -= oldest.count;
-      this.dropped += oldest.count;
+      if (!this.spill([oldest], 'the database has been unavailable for long')) this.dropped += oldest.count;
+    }
+  }
+
+  /** Records left unwritten by an earlier process (spill files), to be written with the next flush. */
+  adopt(batches: RecordBatch[]): void {
+    for (const b of batches) {
+      this.sealed.push(b);
+      this.buffered += b.count;
     }
   }
 
@@ -57,7 +75,32 @@ export class InvocationRecorder {
     clearInterval(this.timer);
     await this.flush();
     if (this.buffered > 0) await this.flush(); // what arrived during the last write
+    if (this.buffered > 0) {
+      // The database did not take them: keep them for the next start rather than lose them.
+      if (this.builder.count > 0) this.sealed.push(this.builder.seal());
+      const left = this.sealed;
+      const count = this.buffered;
+      this.sealed = [];
+      this.buffered = 0;
+      if (!this.spill(left, 'the database was unavailable at shutdown')) {
+        this.log.error(`lost ${count} invocation records: the database was unavailable at shutdown and no spill directory could take them`);
+      }
+    }
     await this.writer.close();
+  }
+
+  /** Writes batches to a spill file; false when there is no spill directory or the write failed. */
+  private spill(batches: RecordBatch[], why: string): boolean {
+    if (this.spillDir === undefined) return false;
+    try {
+      const file = spillBatches(this.spillDir, batches);
+      const count = batches.reduce((n, b) => n + b.count, 0);
+      this.log.warn(`${count} invocation records kept in ${file} (${why}); the next runtime started on this directory writes them`);
+      return true;
+    } catch (error) {
+      this.log.error('writing a spill file for unwritten invocation records failed', { error: String(error) });
+      return false;
+    }
   }
 
   private async drain(): Promise<void> {
@@ -91,8 +134,12 @@ export class InvocationRecorder {
   }
 }
 
-/** A recorder writing on its own thread when the database can be opened twice, else inline. */
-export async function createRecorder(db: Database, log: Logger): Promise<InvocationRecorder> {
+/**
+ * A recorder writing on its own thread when the database can be opened twice, else inline. With a
+ * spill directory it takes over the records earlier processes spilled there, and spills what it
+ * cannot write at shutdown.
+ */
+export async function createRecorder(db: Database, log: Logger, spillDir?: string): Promise<InvocationRecorder> {
   let writer: InvocationWriter = new InlineWriter(db);
   if (db.location) {
     try {
@@ -101,5 +148,14 @@ export async function createRecorder(db: Database, log: Logger): Promise<Invocat
       log.warn('invocation writer thread unavailable; writing on the serving thread', { error: String(error) });
     }
   }
-  return new InvocationRecorder(writer, log);
+  const recorder = new InvocationRecorder(writer, log, 250, spillDir === undefined ? {} : { spillDir });
+  if (spillDir !== undefined) {
+    const claimed = claimSpilled(spillDir);
+    for (const file of claimed.unreadable) log.error(`a spill file of invocation records could not be read; left as ${file}`);
+    if (claimed.files > 0) {
+      recorder.adopt(claimed.batches);
+      log.info(`writing ${claimed.batches.reduce((n, b) => n + b.count, 0)} invocation records an earlier process could not (${claimed.files} spill files)`);
+    }
+  }
+  return recorder;
 }

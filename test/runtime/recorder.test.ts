@@ -1,7 +1,7 @@
 // The invocation recorder: every record becomes one audit row and counts once in the statistics,
 // whichever writer stores it; a failed write loses nothing.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -128,4 +128,66 @@ test('on the writer thread, a batch that could not be stored comes back and is w
   const rows = await db.read((q) => q.select().from(db.t.audit).orderBy(db.t.audit.seq));
   expect(rows.map((r) => r.executionId)).toEqual(sent.map((r) => r.executionId));
   await db.close();
+});
+
+describe('records the database cannot take', () => {
+  const down: InvocationWriter = {
+    write: async () => {
+      throw new Error('database unavailable');
+    },
+    close: async () => {},
+  };
+
+  test('are kept in a spill file at shutdown and written, once, by the next recorder started on the directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const id = crypto.randomUUID();
+    const sent = Array.from({ length: 3000 }, (_, i) => record(id, 200 + (i % 3), i % 5));
+    const first = new InvocationRecorder(down, silentLogger, 60_000, { spillDir: dir });
+    for (const r of sent) first.record(r);
+    await first.close();
+    expect(readdirSync(dir).filter((n) => n.endsWith('.jsonl'))).toHaveLength(1);
+
+    const db = await openDatabase('sqlite::memory:');
+    const second = await createRecorder(db, silentLogger, dir);
+    // Taken over at once (claimed, read, deleted): a process starting now finds nothing to take.
+    expect(readdirSync(dir)).toEqual([]);
+    await second.close();
+    expect((await readStatistics(db, id)).invocations).toBe(3000);
+    const rows = await db.read((q) => q.select().from(db.t.audit).orderBy(db.t.audit.seq));
+    expect(rows.map((r) => r.executionId)).toEqual(sent.map((r) => r.executionId));
+    expect(rows.map((r) => r.at.getTime())).toEqual(sent.map((r) => r.at));
+    await db.close();
+  });
+
+  test('beyond the in-memory cap during a long outage, the oldest batches go to a spill file instead of being dropped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const id = crypto.randomUUID();
+    const recorder = new InvocationRecorder(down, silentLogger, 60_000, { spillDir: dir, maxBuffered: 3000 });
+    const sent = Array.from({ length: 10_000 }, (_, i) => record(id, 200, i % 5));
+    for (const r of sent) recorder.record(r);
+    expect(readdirSync(dir).length).toBeGreaterThan(0);
+    await recorder.close();
+    const db = await openDatabase('sqlite::memory:');
+    const next = await createRecorder(db, silentLogger, dir);
+    await next.close();
+    const rows = await db.read((q) => q.select().from(db.t.audit).orderBy(db.t.audit.seq));
+    // Every record once; the spilled (oldest) ones were written first, as they were claimed first.
+    expect(new Set(rows.map((r) => r.executionId))).toEqual(new Set(sent.map((r) => r.executionId)));
+    expect(rows).toHaveLength(10_000);
+    await db.close();
+  });
+
+  test('an unreadable spill file is set aside, not retried forever, and the others are still taken', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    writeFileSync(join(dir, 'unwritten-invocations-1-1-aaaa.jsonl'), 'not json\n');
+    const id = crypto.randomUUID();
+    const first = new InvocationRecorder(down, silentLogger, 60_000, { spillDir: dir });
+    first.record(record(id, 200, 1));
+    await first.close();
+    const db = await openDatabase('sqlite::memory:');
+    await (await createRecorder(db, silentLogger, dir)).close();
+    expect((await readStatistics(db, id)).invocations).toBe(1);
+    expect(readdirSync(dir)).toEqual(['unwritten-invocations-1-1-aaaa.jsonl.unreadable']);
+    await db.close();
+  });
 });
