@@ -4,6 +4,7 @@ import type { ComponentResult, ExecutionOutcome } from './executor/types.ts';
 import type { CompiledGuard } from './guard/index.ts';
 import { ProblemError } from '../src/http/problem.ts';
 import { carriesNoContent } from '../src/http/status.ts';
+import { isHeaderName, isHeaderValue, isPlatformHeader } from '../src/endpoints/static-headers.ts';
 
 const JSON_TYPE = 'application/json';
 
@@ -29,17 +30,31 @@ export interface PreparedStatic {
 /**
  * The static response, serialised once per index build. A configured non-JSON content type sends
  * a string body as is; everything else is JSON.
+ *
+ * Header names are case-insensitive, and Bun merges two spellings of one name into one field: so
+ * any spelling of a platform header is dropped here (else `X-Svc-Oid` would arrive as
+ * `forged, <oid>`), and every spelling of content-type collapses into one, the last configured.
+ * A header the runtime cannot send (a row stored before the control plane's rules) is skipped
+ * rather than failing every invocation. Done here, the per-request path stays one spread.
  */
 export function prepareStatic(s: { status: number; headers?: Record<string, string>; body?: unknown }): PreparedStatic {
-  const headers: Record<string, string> = { ...s.headers };
-  const typeKey = Object.keys(headers).find((k) => k.toLowerCase() === 'content-type');
-  if (s.body === undefined) return { status: s.status, body: null, headers };
-  if (carriesNoContent(s.status)) {
-    if (typeKey) delete headers[typeKey];
+  let type: string | undefined;
+  const kept: [string, string][] = [];
+  for (const [name, value] of Object.entries(s.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (isPlatformHeader(lower) || !isHeaderName(name) || typeof value !== 'string' || !isHeaderValue(value)) continue;
+    if (lower === 'content-type') type = value;
+    else kept.push([name, value]);
+  }
+  // fromEntries defines own properties, so even a header named `__proto__` stays a header.
+  const headers: Record<string, string> = Object.fromEntries(kept);
+  if (s.body === undefined) {
+    if (type !== undefined) headers['content-type'] = type;
     return { status: s.status, body: null, headers };
   }
-  if (typeKey && typeof s.body === 'string' && !/json/i.test(headers[typeKey]!)) return { status: s.status, body: s.body, headers };
-  if (!typeKey) headers['content-type'] = JSON_TYPE;
+  if (carriesNoContent(s.status)) return { status: s.status, body: null, headers };
+  headers['content-type'] = type ?? JSON_TYPE;
+  if (type !== undefined && typeof s.body === 'string' && !/json/i.test(type)) return { status: s.status, body: s.body, headers };
   return { status: s.status, body: JSON.stringify(s.body), headers };
 }
 

@@ -13,6 +13,7 @@ import { ProblemError, notFound, type Violation } from '../http/problem.ts';
 import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
 import { validateContract, type ContractDeps } from './contract.ts';
 import { pathViolations, routeShape } from './path.ts';
+import { staticHeaderViolations } from './static-headers.ts';
 import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from './schema.ts';
 import type { EndpointStore } from './store.ts';
 
@@ -35,7 +36,7 @@ export class EndpointService {
   }
 
   async create(principal: Principal, rawBody: unknown): Promise<EndpointRecord> {
-    const body = validBody(rawBody, validators.create, (b) => pathRule(b));
+    const body = validBody(rawBody, validators.create, definitionRules);
     const workspaceId = await creationWorkspace(new WorkspaceStore(this.deps.db), principal, body.workspaceId);
     const now = new Date();
     const { workspaceId: _w, ...fields } = body;
@@ -65,7 +66,7 @@ export class EndpointService {
 
   async update(principal: Principal, id: string, rawBody: unknown, ifMatch: string | null): Promise<EndpointRecord> {
     const current = await this.get(principal, id);
-    const body = validBody(rawBody, validators.update, (b) => pathRule(b));
+    const body = validBody(rawBody, validators.update, definitionRules);
     if (ifMatch !== null && !ifMatchAccepts(ifMatch, current.version)) {
       throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${current.version}`, { extra: { currentVersion: current.version } });
     }
@@ -216,6 +217,9 @@ function pathRule(body: unknown): Violation[] {
   const path = (body as { path?: unknown } | null)?.path;
   return typeof path === 'string' ? pathViolations(path) : [];
 }
+
+/** The rules of a create or PATCH body beyond its schema. */
+const definitionRules = (body: unknown): Violation[] => [...pathRule(body), ...staticHeaderViolations(body)];
 
 function assertValid(status: ContractStatus, detail: string): void {
   if (status.valid) return;

@@ -160,6 +160,7 @@ describe('response modes', () => {
     { record: endpoint('POST', '/map-204', { successStatus: 204 }), outputSchema: { type: 'object' } },
     { record: endpoint('POST', '/pop-205', { popResult: 'order', successStatus: 205 }) },
     { record: endpoint('GET', '/static-204', { componentId: null, staticResponse: { status: 204, body: { ignored: true } } }) },
+    { record: endpoint('GET', '/static-forged', { componentId: null, staticResponse: { status: 200, headers: { 'X-Svc-Oid': 'forged', 'X-Execution-Id': 'forged', 'x-kept': 'yes' }, body: 1 } }) },
   ]);
 
   test('the document validates', async () => {
@@ -196,6 +197,15 @@ describe('response modes', () => {
     expect(op.responses['202'].headers['cache-control']).toEqual({ schema: { type: 'string' }, example: 'no-store' });
     expect(doc.paths['/static-empty'].delete.responses['204'].content).toBeUndefined();
     expect(doc.paths['/static-empty'].delete.requestBody).toBeUndefined();
+  });
+
+  test('a static response documents its own headers, never the platform\'s in another spelling', () => {
+    const headers = doc.paths['/static-forged'].get.responses['200'].headers;
+    expect(headers['x-kept']).toEqual({ schema: { type: 'string' }, example: 'yes' });
+    expect(Object.keys(headers).map((h) => h.toLowerCase()).filter((h) => h.startsWith('x-svc-') && h !== 'x-svc-oid')).toEqual([]);
+    expect(headers['X-Svc-Oid']).toBeUndefined();
+    expect(headers['X-Execution-Id']).toBeUndefined();
+    expect(headers['x-svc-oid']).toEqual({ $ref: '#/components/headers/XSvcOid' });
   });
 
   test('component endpoints document api.throw as the default response', () => {

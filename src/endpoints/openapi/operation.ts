@@ -4,6 +4,7 @@ import type { EndpointRecord } from '../schema.ts';
 import { ResponseSet } from './responses.ts';
 import type { JsonObject, SchemaComponents } from './schemas.ts';
 import { carriesNoContent } from '../../http/status.ts';
+import { isPlatformHeader } from '../static-headers.ts';
 
 export interface OperationSource {
   record: EndpointRecord;
@@ -109,7 +110,7 @@ function success(source: OperationSource, ctx: OperationContext, responses: Resp
     let mediaType = 'application/json';
     for (const [name, value] of Object.entries(configured.headers ?? {})) {
       if (name.toLowerCase() === 'content-type') mediaType = value.split(';')[0]!.trim() || mediaType;
-      else headers[name] = { schema: { type: 'string' }, example: value };
+      else if (!isPlatformHeader(name.toLowerCase())) headers[name] = { schema: { type: 'string' }, example: value };
     }
     response.headers = headers;
     if (configured.body !== undefined && !carriesNoContent(configured.status)) response.content = { [mediaType]: { schema: {}, example: configured.body } };
