@@ -23,6 +23,29 @@ export interface PlatformIdentity {
   executionId: string;
 }
 
+/** Only resolves the path; never sent anywhere. */
+const PARSE_BASE = 'http://platform.invalid';
+
+/**
+ * The path as the URL parser normalises it (pathname and query), or undefined when it is not a
+ * control-plane path: checking what the parser produces catches `..` however it is spelled
+ * (`%2e%2e`, `.%2E`, a backslash, a tab inside), since that is the form the request is sent in.
+ * Encoded slashes and backslashes are refused too: a later decoding step must not make new segments.
+ */
+export function controlPlanePath(path: string): string | undefined {
+  // The prefix keeps the origin fixed (no scheme, no `//host`); control characters are refused
+  // rather than silently dropped by the parser.
+  if (!path.startsWith('/api/v1/') || path.includes('\\') || /[\u0000-\u001f\u007f]/.test(path)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(path, PARSE_BASE);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== PARSE_BASE || !url.pathname.startsWith('/api/v1/') || /%(2f|5c)/i.test(url.pathname)) return undefined;
+  return url.pathname + url.search;
+}
+
 export class PlatformCaller {
   private readonly tokens = new TtlCache<string, string>(TOKEN_REUSE_MS, 10_000);
 
@@ -32,9 +55,9 @@ export class PlatformCaller {
     const method = String(call.method).toUpperCase();
     const path = String(call.path);
     if (!METHODS.has(method)) return { status: 400, body: { code: 'BAD_REQUEST', detail: `api.platform: unsupported method ${method}` } };
-    // Only control-plane paths, never another origin or a path that climbs out.
-    if (!path.startsWith('/api/v1/') || path.includes('..') || path.includes('\\') || /[\r\n]/.test(path)) {
-      return { status: 400, body: { code: 'BAD_REQUEST', detail: 'api.platform: the path must start with /api/v1/' } };
+    const target = controlPlanePath(path);
+    if (target === undefined) {
+      return { status: 400, body: { code: 'BAD_REQUEST', detail: 'api.platform: the path must start with /api/v1/ and stay under it' } };
     }
     const headers: Record<string, string> = { authorization: `Bearer ${await this.token(identity)}`, 'x-svc-oid': oid };
     let body: string | undefined;
@@ -42,7 +65,7 @@ export class PlatformCaller {
       body = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
-    const request = new Request(this.o.baseUrl + path, { method, headers, body });
+    const request = new Request(this.o.baseUrl + target, { method, headers, body });
     const response = this.o.handle ? await this.o.handle(request) : await fetch(request, { redirect: 'manual' });
     const text = await response.text();
     let parsed: unknown = text;

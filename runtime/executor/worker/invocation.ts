@@ -1,7 +1,26 @@
 // One invocation inside a Worker: the `api` object component code sees, and what it records
 // (results in order, logs, an api.throw) until the outcome is encoded.
 import type { ComponentInput, CurrentUser, PlatformReply, ResultSelection } from '../types.ts';
-import { LOG_LIMIT_BYTES, LOG_LIMIT_LINES, LOG_LINE_LIMIT_CHARS } from '../limits.ts';
+import { HOST_LINE_LIMIT_CHARS, LOG_LIMIT_BYTES, LOG_LIMIT_LINES, LOG_LINE_LIMIT_CHARS } from '../limits.ts';
+
+/**
+ * An api.platform body (as JSON, in UTF-8) above this is refused in the Worker, before anything is
+ * sent: it stays under the control plane's own 4 MiB (CONTROL_PLANE_BODY_LIMIT) and leaves room in
+ * the host's line (HOST_LINE_LIMIT_CHARS, a host that exceeds it is killed) for the path and the
+ * rest of the call, so no legal call can make an oversized line.
+ */
+export const PLATFORM_BODY_LIMIT_BYTES = HOST_LINE_LIMIT_CHARS - 64 * 1024;
+/** Longest api.platform path; as JSON (at most 6 characters for each) it fits the room left above. */
+export const PLATFORM_PATH_LIMIT_CHARS = 8 * 1024;
+/** Every method the control plane takes is shorter; a longer one cannot be valid. */
+const PLATFORM_METHOD_LIMIT_CHARS = 16;
+
+// Taken before any component code runs in this Worker (as in outcome.ts): a component replacing
+// JSON, Buffer or Object cannot make a body look smaller than the one that is sent.
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const { byteLength } = Buffer;
+const setPrototypeOf = Object.setPrototypeOf;
 
 /** What the server sends with each run line. */
 export interface RunRequest {
@@ -24,6 +43,22 @@ export interface ComponentApi {
   readonly executionId: string;
   readonly oid: string;
 }
+
+/**
+ * The api.platform body as it will be sent: checked against the limit as JSON, then handed over as
+ * a copy of that JSON without prototypes, so serializing it again for the line gives the same text
+ * (a getter, a toJSON on the value or on Object.prototype cannot grow it after the check).
+ */
+function sendable(body: unknown): unknown {
+  const json: string | undefined = stringify(body);
+  if (json === undefined) return undefined; // nothing JSON can carry (undefined, a function): no body
+  if (json.length > PLATFORM_BODY_LIMIT_BYTES || byteLength(json, 'utf8') > PLATFORM_BODY_LIMIT_BYTES) {
+    throw new RangeError(`api.platform: the request body exceeds ${PLATFORM_BODY_LIMIT_BYTES} bytes when serialized`);
+  }
+  return parse(json, detach);
+}
+
+const detach = (_key: string, value: unknown): unknown => (typeof value === 'object' && value !== null ? setPrototypeOf(value, null) : value);
 
 /** Thrown by api.throw to unwind the component; recognised by identity, so user errors cannot fake it. */
 export class ThrowSignal {
@@ -72,13 +107,23 @@ export class Invocation {
         if (typeof method !== 'string' || typeof path !== 'string') {
           return Promise.reject(new TypeError('api.platform(method, path, body?): method and path must be strings'));
         }
+        if (method.length > PLATFORM_METHOD_LIMIT_CHARS) return Promise.reject(new TypeError('api.platform: unsupported method'));
+        if (path.length > PLATFORM_PATH_LIMIT_CHARS) {
+          return Promise.reject(new RangeError(`api.platform: the path exceeds ${PLATFORM_PATH_LIMIT_CHARS} characters`));
+        }
+        let sent: unknown;
+        try {
+          sent = sendable(body);
+        } catch (err) {
+          // a body that JSON cannot represent, or one over the limit
+          return Promise.reject(err);
+        }
         const call = self.nextCall++;
         return new Promise<PlatformReply>((resolve, reject) => {
           (self.calls ??= new Map()).set(call, { resolve, reject });
           try {
-            sendPlatform(call, method, path, body);
+            sendPlatform(call, method, path, sent);
           } catch (err) {
-            // e.g. a body that JSON cannot represent
             self.calls!.delete(call);
             reject(err);
           }
