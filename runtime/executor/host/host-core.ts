@@ -12,14 +12,19 @@ type SlotState = 'live' | 'killing' | 'replacing' | 'dropping';
 interface Slot {
   rev: number;
   worker: Worker;
-  /** Invocations sent to this Worker and not yet answered. */
-  ids: Set<number>;
+  /** Invocations sent to this Worker and not yet answered, with the secret each line about it carries. */
+  ids: Map<number, Secret>;
   outbox: string[];
   state: SlotState;
   killTokens: number[];
   verify: boolean;
   closed: boolean;
 }
+
+/** The two numbers after an invocation's id in its R/V line, echoed in every D/C line about it. */
+type Secret = readonly [number, number];
+
+const secretOf = (text: string): Secret => [field(text, 2), field(text, 3)];
 
 export class HostCore {
   /** The 'L' line of each revision this host may run, sent first to each new Worker for it. */
@@ -53,9 +58,10 @@ export class HostCore {
     switch (text[0]) {
       case 'R': {
         const id = field(text, 0);
+        const secret = secretOf(text);
         const slot = this.slotFor(field(text, 1));
-        if (typeof slot === 'string') return this.emit(line('D', [id], slot));
-        slot.ids.add(id);
+        if (typeof slot === 'string') return this.emit(line('D', [id, ...secret], slot));
+        slot.ids.set(id, secret);
         this.byId.set(id, slot);
         this.push(slot, text);
         return;
@@ -70,10 +76,11 @@ export class HostCore {
         return;
       case 'V': {
         const id = field(text, 0);
+        const secret = secretOf(text);
         const slot = this.slotFor(field(text, 1));
-        if (typeof slot === 'string') return this.emit(line('D', [id], JSON.stringify({ kind: 'verified', ok: false, error: 'no Worker could be started' })));
+        if (typeof slot === 'string') return this.emit(line('D', [id, ...secret], JSON.stringify({ kind: 'verified', ok: false, error: 'no Worker could be started' })));
         slot.verify = true;
-        slot.ids.add(id);
+        slot.ids.set(id, secret);
         this.byId.set(id, slot);
         this.push(slot, text);
         return;
@@ -114,7 +121,7 @@ export class HostCore {
       // Typically the address-space limit: Workers reserve memory up front.
       return failed(502, 'EXECUTOR_RESOURCE_LIMIT', `no Worker could be started: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const slot: Slot = { rev, worker, ids: new Set(), outbox: [], state: 'live', killTokens: [], verify: false, closed: false };
+    const slot: Slot = { rev, worker, ids: new Map(), outbox: [], state: 'live', killTokens: [], verify: false, closed: false };
     worker.addEventListener('message', (event) => this.fromWorker(slot, (event as MessageEvent).data));
     worker.addEventListener('close', () => this.closed(slot));
     this.slots.set(rev, slot);
@@ -189,9 +196,9 @@ export class HostCore {
     const out: string[] = [];
     if (slot.ids.size > 0) {
       const reply = slot.verify ? verifyFailure(slot.state) : workerLoss(slot.state);
-      for (const id of slot.ids) {
+      for (const [id, secret] of slot.ids) {
         this.byId.delete(id);
-        out.push(line('D', [id], reply));
+        out.push(line('D', [id, ...secret], reply));
       }
       slot.ids.clear();
     }

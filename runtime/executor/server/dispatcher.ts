@@ -15,6 +15,12 @@ export type { HostEntry } from './placement.ts';
 
 interface Base {
   id: number;
+  /**
+   * A secret per invocation, two random 32-bit numbers sent with its R/V line: only lines that
+   * echo it may answer it ('D') or speak for it ('C'). Component code can write to its host's
+   * channel; without the secret it cannot answer, or call the platform, for another invocation.
+   */
+  secret: readonly [number, number];
   entry: RevisionEntry;
   host: HostEntry | null;
   loaded: Loaded | null;
@@ -52,7 +58,6 @@ export class Dispatcher {
   private queue: Pending[] = [];
   private readonly revisions = new RevisionRegistry();
   private nextId = 1;
-  private nextToken = 1;
   /** Invocations whose caller has not been answered yet. */
   private unanswered = 0;
   private idleWaiters: (() => void)[] = [];
@@ -77,7 +82,7 @@ export class Dispatcher {
     const { promise, resolve } = Promise.withResolvers<ExecutionOutcome>();
     const timeoutMs = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, Math.floor(request.timeoutMs) || MIN_TIMEOUT_MS));
     const p: RunPending = {
-      kind: 'run', id: this.nextId++, entry: this.revisions.entry(request.revision), host: null, loaded: null,
+      kind: 'run', id: this.nextId++, secret: newSecret(), entry: this.revisions.entry(request.revision), host: null, loaded: null,
       deadline: 0, answered: false, queued: false, timeoutMs, request, resolve,
     };
     this.start(p);
@@ -87,7 +92,7 @@ export class Dispatcher {
   verify(revision: CodeRevision): Promise<VerifyOutcome> {
     const { promise, resolve } = Promise.withResolvers<VerifyOutcome>();
     const p: VerifyPending = {
-      kind: 'verify', id: this.nextId++, entry: this.revisions.transient(revision), host: null, loaded: null,
+      kind: 'verify', id: this.nextId++, secret: newSecret(), entry: this.revisions.transient(revision), host: null, loaded: null,
       deadline: 0, answered: false, queued: false, timeoutMs: this.options.verifyTimeoutMs, resolve,
     };
     this.start(p);
@@ -122,10 +127,16 @@ export class Dispatcher {
   onLines(host: HostEntry, batch: string): void {
     eachLine(batch, (text) => {
       switch (text[0]) {
-        case 'D':
-          return this.done(host, field(text, 0), payload(text));
-        case 'C':
-          return this.platformCall(host, field(text, 0), payload(text));
+        case 'D': {
+          const p = this.owned(host, text);
+          if (p) this.done(host, p, payload(text));
+          return;
+        }
+        case 'C': {
+          const p = this.owned(host, text);
+          if (p?.kind === 'run') this.platformCall(host, p, payload(text));
+          return;
+        }
         case 'k':
           return this.killAcknowledged(host, field(text, 0));
       }
@@ -186,9 +197,9 @@ export class Dispatcher {
     p.loaded = loaded;
     this.pending.set(p.id, p);
     if (p.kind === 'run') {
-      host.link.send(line('R', [p.id, key], encodeRun(p.request)));
+      host.link.send(line('R', [p.id, key, p.secret[0], p.secret[1]], encodeRun(p.request)));
     } else {
-      host.link.send(line('V', [p.id, key]));
+      host.link.send(line('V', [p.id, key, p.secret[0], p.secret[1]]));
     }
   }
 
@@ -209,11 +220,15 @@ export class Dispatcher {
     }
   }
 
-  private done(host: HostEntry, id: number, json: string): void {
-    const p = this.pending.get(id);
-    // Only the host an invocation was sent to may finish it.
-    if (!p || p.host !== host) return;
-    this.pending.delete(id);
+  /** The pending invocation a 'D' or 'C' line speaks for: sent to this host, and the line carries its secret. */
+  private owned(host: HostEntry, text: string): Pending | undefined {
+    const p = this.pending.get(field(text, 0));
+    if (!p || p.host !== host || field(text, 1) !== p.secret[0] || field(text, 2) !== p.secret[1]) return undefined;
+    return p;
+  }
+
+  private done(host: HostEntry, p: Pending, json: string): void {
+    this.pending.delete(p.id);
     host.inflight--;
     const loaded = p.loaded!;
     loaded.inflight--;
@@ -268,7 +283,9 @@ export class Dispatcher {
     const host = p.host!;
     const loaded = p.loaded!;
     if (loaded.killToken !== 0) return;
-    const token = this.nextToken++;
+    // Random, not counted: component code can write an acknowledgement ('k') to its host's channel,
+    // and one it could guess would spare a host whose Worker will not stop.
+    const token = newSecret()[0] || 1;
     loaded.killToken = token;
     host.killWatch.set(
       token,
@@ -289,9 +306,8 @@ export class Dispatcher {
     this.drain();
   }
 
-  private platformCall(host: HostEntry, id: number, json: string): void {
-    const p = this.pending.get(id);
-    if (!p || p.host !== host || p.kind !== 'run') return;
+  private platformCall(host: HostEntry, p: RunPending, json: string): void {
+    const id = p.id;
     servePlatformCall(p.request, !p.answered, json, (call, message) => {
       if (this.pending.get(id) !== p) return; // finished, or its host died meanwhile
       let text: string;
@@ -303,6 +319,20 @@ export class Dispatcher {
       host.link.send(line('P', [id], text));
     }, this.options.log);
   }
+}
+
+const secrets = new Uint32Array(512);
+let nextSecret = secrets.length;
+
+/** Two fresh random 32-bit numbers, drawn from a buffer refilled 256 invocations at a time. */
+function newSecret(): readonly [number, number] {
+  if (nextSecret >= secrets.length) {
+    crypto.getRandomValues(secrets);
+    nextSecret = 0;
+  }
+  const pair = [secrets[nextSecret]!, secrets[nextSecret + 1]!] as const;
+  nextSecret += 2;
+  return pair;
 }
 
 /** The payload of an 'R' line: what the Worker's Invocation is built from. */

@@ -7,12 +7,18 @@ import { Invocation, type RunRequest } from './invocation.ts';
 import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts';
 import { installLeftoverGuard } from './leftovers.ts';
 
+// Taken before any component code runs: the lines this Worker writes are made by the real one.
+const stringify = JSON.stringify;
+
 let runner: Promise<Runner> | undefined;
 /** The runner once compiled: calls skip a promise turn. */
 let ready: Runner | undefined;
 /** Results the revision declares hidden (node). */
 let hidden: ReadonlySet<string> = new Set();
 const live = new Map<number, Invocation>();
+/** Each running invocation's secret (from its R/V line), echoed in every line about it. */
+const secrets = new Map<number, readonly [number, number]>();
+const lineFor = (tag: 'D' | 'C', id: number, payload: string): string => line(tag, [id, ...(secrets.get(id) ?? [-1, -1])], payload);
 
 /** The revision failed to load: once its invocations are answered the Worker asks to be replaced. */
 let loadFailed = false;
@@ -28,14 +34,15 @@ function flush(): void {
   postMessage(batch);
 }
 
-async function run(id: number, json: string): Promise<void> {
+async function run(id: number, secret: readonly [number, number], json: string): Promise<void> {
+  secrets.set(id, secret);
   let inv: Invocation | undefined;
   let out: string;
   let outOfMemory = false;
   try {
     const request = JSON.parse(json) as RunRequest;
     inv = new Invocation(request, hidden, (call, method, path, body) =>
-      send(line('C', [id], JSON.stringify({ call, method, path, body }))),
+      send(lineFor('C', id, stringify({ call, method, path, body }))),
     );
     live.set(id, inv);
     if (!runner) throw new Error('no revision loaded');
@@ -52,7 +59,8 @@ async function run(id: number, json: string): Promise<void> {
 
 function finish(id: number, out: string, outOfMemory: boolean): void {
   live.delete(id);
-  send(line('D', [id], out));
+  send(lineFor('D', id, out));
+  secrets.delete(id);
   if (outOfMemory) send(line('O', []));
   if (live.size > 0) return;
   leftovers.sweep();
@@ -60,16 +68,18 @@ function finish(id: number, out: string, outOfMemory: boolean): void {
   if (loadFailed) send(line('E', []));
 }
 
-async function verify(id: number): Promise<void> {
+async function verify(id: number, secret: readonly [number, number]): Promise<void> {
+  secrets.set(id, secret);
   let out: string;
   try {
     if (!runner) throw new Error('no revision loaded');
     await runner;
     out = '{"kind":"verified","ok":true}';
   } catch (err) {
-    out = JSON.stringify({ kind: 'verified', ok: false, error: describe(err) });
+    out = stringify({ kind: 'verified', ok: false, error: describe(err) });
   }
-  send(line('D', [id], out));
+  send(lineFor('D', id, out));
+  secrets.delete(id);
 }
 
 function platformReply(id: number, json: string): void {
@@ -98,10 +108,10 @@ function handle(text: string): void {
       break;
     }
     case 'R':
-      void run(field(text, 0), payload(text));
+      void run(field(text, 0), [field(text, 2), field(text, 3)], payload(text));
       break;
     case 'V':
-      void verify(field(text, 0));
+      void verify(field(text, 0), [field(text, 2), field(text, 3)]);
       break;
     case 'P':
       platformReply(field(text, 0), payload(text));
