@@ -20,7 +20,7 @@
 // of the server process (the host processes' CPU is not included there).
 import type { Socket } from 'bun';
 import { connectFd } from '../runtime/executor/host/fd-socket.ts';
-import { treeCpuMicros } from './lib/process.ts';
+import { npmStartEnv, treeCpuMicros } from './lib/process.ts';
 
 const role = process.argv[2] ?? '';
 const INPUT = {
@@ -190,7 +190,8 @@ async function directMain(isolation: 'process' | 'worker', hosts: number): Promi
 }
 
 async function startServer(design: string): Promise<{ pid: number; port: number; stop: () => Promise<void> }> {
-  const srv = Bun.spawn([process.execPath, import.meta.path, 'server', design], { stdout: 'pipe', stderr: 'inherit' });
+  // Every design's server runs with the allocator settings `npm start` gives the platform.
+  const srv = Bun.spawn([process.execPath, import.meta.path, 'server', design], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, ...npmStartEnv() } });
   const reader = srv.stdout.getReader();
   let text = '';
   while (!/PORT \d+/.test(text)) {
