@@ -85,7 +85,18 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
       const body = await readJsonBody(request);
       return body === NO_BODY ? undefined : body;
     })
-    .onError({ as: 'global' }, ({ code, error, request }) => problemResponse(toProblem(code, error, log), oidOf(request)))
+    .onError({ as: 'global' }, async ({ code, error, request }) => {
+      // The credential comes first under /api/ for paths no route serves too: without a valid
+      // one the answer is 401, so the API's routes cannot be mapped anonymously.
+      if (code === 'NOT_FOUND' && new URL(request.url).pathname.startsWith('/api/')) {
+        try {
+          await authenticated(request);
+        } catch (failure) {
+          return problemResponse(toProblem('UNKNOWN', failure, log), oidOf(request));
+        }
+      }
+      return problemResponse(toProblem(code, error, log), oidOf(request));
+    })
     .macro({
       auth: (requirement: AuthRequirement) => ({
         async resolve({ request, bearer: token }: { request: Request; bearer: string | undefined }): Promise<{ principal: Principal }> {
