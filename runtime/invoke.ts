@@ -176,7 +176,7 @@ export class Invoker {
         inputs: d.inputs ?? {},
       },
       ...(body.kind === 'json' ? { bodyJson: body.text } : {}),
-      ...(d.noResult ? { results: 'none' as const } : d.popResult ? { results: { only: d.popResult } } : {}),
+      results: endpoint.results,
       executionId: h.executionId,
       oid: h.oid,
       currentUser: identity.currentUser,

@@ -49,6 +49,7 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
         resultSchemas: resultSchemasOf(entry),
         prepared: definition.staticResponse ? prepareStatic(definition.staticResponse) : null,
         hasBody: definition.method !== 'GET',
+        results: definition.noResult ? 'none' : definition.popResult ? { only: definition.popResult } : undefined,
         guardsBody: definition.method !== 'GET' && definition.method !== 'DELETE',
       },
     });

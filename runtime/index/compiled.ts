@@ -1,6 +1,6 @@
 // The runtime's immutable, compiled view of the definition index: router, guards and code
 // revisions, built once per index version and swapped atomically.
-import type { CodeRevision } from '../executor/types.ts';
+import type { CodeRevision, ResultSelection } from '../executor/types.ts';
 import type { Router } from '../router/index.ts';
 import type { CompiledGuard } from '../guard/index.ts';
 import type { PreparedStatic } from '../respond.ts';
@@ -22,6 +22,8 @@ export interface CompiledEndpoint {
   /** Declared at build time so the request path never re-reads the definition for them. */
   /** A body is read and passed on (every method but GET). */
   hasBody: boolean;
+  /** The results the response mode shows (undefined: all visible ones), for the executor. */
+  results: ResultSelection | undefined;
   /** The guard checks the body (POST, PUT, PATCH); for GET it checks the query, for DELETE the body if one is sent, else the query. */
   guardsBody: boolean;
 }

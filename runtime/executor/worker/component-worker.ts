@@ -6,9 +6,7 @@ import { compileRevision, describe, type Runner } from './compile.ts';
 import { Invocation, type RunRequest } from './invocation.ts';
 import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts';
 import { installLeftoverGuard } from './leftovers.ts';
-
-// Taken before any component code runs: the lines this Worker writes are made by the real one.
-const stringify = JSON.stringify;
+import { stringify } from './intrinsics.ts';
 
 let runner: Promise<Runner> | undefined;
 /** The runner once compiled: calls skip a promise turn. */
@@ -41,9 +39,11 @@ async function run(id: number, secret: readonly [number, number], json: string):
   let outOfMemory = false;
   try {
     const request = JSON.parse(json) as RunRequest;
-    inv = new Invocation(request, hidden, (call, method, path, body) =>
-      send(lineFor('C', id, stringify({ call, method, path, body }))),
-    );
+    inv = new Invocation(request, hidden, (call, method, path, bodyJson) => {
+      // The body goes as the JSON text that was checked against the limit, spliced in.
+      const head = stringify({ call, method, path });
+      send(lineFor('C', id, bodyJson === undefined ? head : `${head.slice(0, -1)},"body":${bodyJson}}`));
+    });
     live.set(id, inv);
     if (!runner) throw new Error('no revision loaded');
     await (ready ?? (await runner))(inv);

@@ -2,6 +2,7 @@
 // (results in order, logs, an api.throw) until the outcome is encoded.
 import type { ComponentInput, CurrentUser, PlatformReply, ResultSelection } from '../types.ts';
 import { HOST_LINE_LIMIT_CHARS, LOG_LIMIT_BYTES, LOG_LIMIT_LINES, LOG_LINE_LIMIT_CHARS } from '../limits.ts';
+import { stringify, utf8Length } from './intrinsics.ts';
 
 /**
  * An api.platform body (as JSON, in UTF-8) above this is refused in the Worker, before anything is
@@ -14,13 +15,6 @@ export const PLATFORM_BODY_LIMIT_BYTES = HOST_LINE_LIMIT_CHARS - 64 * 1024;
 export const PLATFORM_PATH_LIMIT_CHARS = 8 * 1024;
 /** Every method the control plane takes is shorter; a longer one cannot be valid. */
 const PLATFORM_METHOD_LIMIT_CHARS = 16;
-
-// Taken before any component code runs in this Worker (as in outcome.ts): a component replacing
-// JSON, Buffer or Object cannot make a body look smaller than the one that is sent.
-const stringify = JSON.stringify;
-const parse = JSON.parse;
-const { byteLength } = Buffer;
-const setPrototypeOf = Object.setPrototypeOf;
 
 /** What the server sends with each run line. */
 export interface RunRequest {
@@ -45,27 +39,24 @@ export interface ComponentApi {
 }
 
 /**
- * The api.platform body as it will be sent: checked against the limit as JSON, then handed over as
- * a copy of that JSON without prototypes, so serializing it again for the line gives the same text
- * (a getter, a toJSON on the value or on Object.prototype cannot grow it after the check).
+ * The api.platform body as the JSON text that is sent, checked against the limit: serialized once
+ * here, so a getter or a toJSON cannot make what is sent larger than what was checked. Undefined
+ * when JSON can carry nothing (undefined, a function): no body.
  */
-function sendable(body: unknown): unknown {
+function bodyJsonOf(body: unknown): string | undefined {
   const json: string | undefined = stringify(body);
-  if (json === undefined) return undefined; // nothing JSON can carry (undefined, a function): no body
-  if (json.length > PLATFORM_BODY_LIMIT_BYTES || byteLength(json, 'utf8') > PLATFORM_BODY_LIMIT_BYTES) {
+  if (json !== undefined && (json.length > PLATFORM_BODY_LIMIT_BYTES || utf8Length(json, 'utf8') > PLATFORM_BODY_LIMIT_BYTES)) {
     throw new RangeError(`api.platform: the request body exceeds ${PLATFORM_BODY_LIMIT_BYTES} bytes when serialized`);
   }
-  return parse(json, detach);
+  return json;
 }
-
-const detach = (_key: string, value: unknown): unknown => (typeof value === 'object' && value !== null ? setPrototypeOf(value, null) : value);
 
 /** Thrown by api.throw to unwind the component; recognised by identity, so user errors cannot fake it. */
 export class ThrowSignal {
   constructor(readonly status: number, readonly body: unknown) {}
 }
 
-type PlatformSender = (call: number, method: string, path: string, body: unknown) => void;
+type PlatformSender = (call: number, method: string, path: string, bodyJson: string | undefined) => void;
 
 export class Invocation {
   /** Insertion-ordered results; a name set again keeps its place and takes the new value. */
@@ -111,9 +102,9 @@ export class Invocation {
         if (path.length > PLATFORM_PATH_LIMIT_CHARS) {
           return Promise.reject(new RangeError(`api.platform: the path exceeds ${PLATFORM_PATH_LIMIT_CHARS} characters`));
         }
-        let sent: unknown;
+        let bodyJson: string | undefined;
         try {
-          sent = sendable(body);
+          bodyJson = bodyJsonOf(body);
         } catch (err) {
           // a body that JSON cannot represent, or one over the limit
           return Promise.reject(err);
@@ -122,7 +113,7 @@ export class Invocation {
         return new Promise<PlatformReply>((resolve, reject) => {
           (self.calls ??= new Map()).set(call, { resolve, reject });
           try {
-            sendPlatform(call, method, path, sent);
+            sendPlatform(call, method, path, bodyJson);
           } catch (err) {
             self.calls!.delete(call);
             reject(err);

@@ -8,14 +8,10 @@
 import { ERROR_MESSAGE_LIMIT_CHARS, RESULT_LIMIT_BYTES } from '../limits.ts';
 import type { ExecutionFailureCode, ResultSelection } from '../types.ts';
 import { describe } from './compile.ts';
+import { stringify, utf8Length } from './intrinsics.ts';
 import type { Invocation } from './invocation.ts';
 import { ThrowSignal } from './invocation.ts';
 
-// Taken before any component code runs in this Worker: whatever a component does to the global
-// JSON or Buffer, values are serialized by the real JSON.stringify (so the text is always valid
-// JSON) and measured by the real Buffer.byteLength.
-const stringify = JSON.stringify;
-const utf8Length = Buffer.byteLength.bind(Buffer);
 
 export function failed(status: 500 | 502 | 504, code: ExecutionFailureCode, message: string): string {
   return stringify({ kind: 'failed', status, code, message: clip(message) });
