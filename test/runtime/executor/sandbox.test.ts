@@ -24,6 +24,15 @@ const inspect = both(`const fs = await import('node:fs'); const os = await impor
     cwd: process.cwd(),
   };`).node;
 
+// io_uring_setup(1, params) through libc's syscall() (number 425 on x86-64 and arm64): a ring's fd,
+// or -1. Run here first, outside the sandbox, to know whether the machine offers io_uring at all.
+const IO_URING_SETUP = `const { dlopen, ptr } = await import('bun:ffi');
+  const libc = dlopen('libc.so.6', { syscall: { args: ['i64', 'i64', 'ptr'], returns: 'i64' }, close: { args: ['i32'], returns: 'i32' } });
+  const fd = Number(libc.symbols.syscall(425, 1, ptr(new Uint8Array(120))));
+  if (fd >= 0) libc.symbols.close(fd);
+  return fd;`;
+const ioUringOutside = (await new Function(`return (async () => { ${IO_URING_SETUP} })()`)()) >= 0;
+
 describe('sandbox (process isolation)', () => {
   // One test per layer: it checks from inside a host what status() claims, and where the machine
   // does not allow the layer it is skipped with the layer named, instead of pretending.
@@ -79,6 +88,13 @@ describe('sandbox (process isolation)', () => {
       listener.stop(true);
     }
   });
+
+  test.skipIf(!layers.syscallFilter || !ioUringOutside)(
+    ioUringOutside ? 'io_uring cannot be set up from a host (its operations would bypass the filter)' : 'io_uring rule [skipped: io_uring is unavailable on this machine outside the sandbox too]',
+    async () => {
+      expect(resultOf(await executor.execute(request(both(IO_URING_SETUP).node)))).toBe(-1);
+    },
+  );
 
   test('hosts run with / as their working directory', async () => {
     const seen = resultOf(await executor.execute(request(inspect))) as Record<string, unknown>;
