@@ -126,7 +126,7 @@ async function serverMain(design: string): Promise<void> {
       log: () => {},
     });
     const revision = {
-      id: 'bench', kind: 'lowcode' as const,
+      id: 'bench', tenant: 'bench', kind: 'lowcode' as const,
       elements: [{ name: 'default', code: 'return { id: input.params.id, ok: true }', visible: true }],
     };
     const currentUser = { id: 'u', kind: 'USER' as const, name: 'bench', roles: [] };
@@ -167,7 +167,7 @@ async function directMain(isolation: 'process' | 'worker', hosts: number): Promi
   const { createExecutor } = await import('../runtime/executor/index.ts');
   const executor = await createExecutor({ isolation, hosts, log: () => {} });
   const revision = {
-    id: 'bench', kind: 'lowcode' as const,
+    id: 'bench', tenant: 'bench', kind: 'lowcode' as const,
     elements: [{ name: 'default', code: 'return { id: input.params.id, ok: true }', visible: true }],
   };
   const currentUser = { id: 'u', kind: 'USER' as const, name: 'bench', roles: [] };

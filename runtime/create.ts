@@ -78,7 +78,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       checks: {
         database,
         index: { ...idx, sync: syncHealth, stale: !database || syncHealth.redisConnected === false },
-        executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal },
+        executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
       },
     };
   };

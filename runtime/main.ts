@@ -1,5 +1,5 @@
 // Starts the endpoint runtime alone (scale-out); `npm start` runs both origins via src/start.ts.
-import { loadConfig, ConfigError } from '../src/config.ts';
+import { executorOptions, loadConfig, ConfigError } from '../src/config.ts';
 import { createLogger } from '../src/lib/log.ts';
 import { installProcessGuards } from '../src/lib/process-guards.ts';
 import { openDatabase } from '../src/db/index.ts';
@@ -18,7 +18,7 @@ try {
   const db = await openDatabase(config.DATABASE_URL);
   const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const credentials = new CredentialResolver(new PrincipalStore(db), jwt);
-  const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: config.EXECUTOR_HOSTS, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
+  const executor = await createExecutor(executorOptions(config, (line) => log.info(line)));
   const runtime = await createRuntime({ config, db, credentials, jwt, executor, log });
   serveRuntime(runtime, config, log, {
     handleSignals: true,

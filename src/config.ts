@@ -1,5 +1,6 @@
 // Configuration: read once from the environment, validated with TypeBox (DESIGN §1).
 import { Type, type Static } from '@sinclair/typebox';
+import type { ExecutorOptions } from '../runtime/executor/index.ts';
 import { compile } from './http/validate.ts';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
@@ -19,6 +20,8 @@ const EnvSchema = Type.Object({
   PLATFORM_ADMIN_API_KEY: Type.Optional(Type.String({ pattern: '^sk-\\S{29,}$', maxLength: 512 })),
   COMPONENT_ISOLATION: Type.Union([Type.Literal('process'), Type.Literal('worker')]),
   EXECUTOR_HOSTS: Type.Integer({ minimum: 1, maximum: 64 }),
+  EXECUTOR_MAX_HOSTS: Type.Integer({ minimum: 1, maximum: 1024 }),
+  EXECUTOR_HOSTS_PER_WORKSPACE: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
   EXECUTOR_MEMORY_MB: Type.Integer({ minimum: 64, maximum: 65536 }),
   INDEX_POLL_MS: Type.Integer({ minimum: 100, maximum: 600_000 }),
   ENABLED_MODELS: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
@@ -39,7 +42,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MEMORY_MB', 'INDEX_POLL_MS']);
+const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MAX_HOSTS', 'EXECUTOR_HOSTS_PER_WORKSPACE', 'EXECUTOR_MEMORY_MB', 'INDEX_POLL_MS']);
 
 /**
  * Reads and validates configuration. `ports` lets `npm start` and tests pass the ports the
@@ -52,6 +55,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     DATABASE_URL: 'sqlite:data/platform.db',
     COMPONENT_ISOLATION: 'process',
     EXECUTOR_HOSTS: '2',
+    EXECUTOR_MAX_HOSTS: '16',
     EXECUTOR_MEMORY_MB: '1024',
     INDEX_POLL_MS: '2000',
     ENABLED_MODELS: 'scripted',
@@ -96,3 +100,15 @@ export function withBoundPorts(config: Config, source: Record<string, string | u
 }
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** What the executor takes from the configuration; `spares` overrides EXECUTOR_HOSTS. */
+export function executorOptions(config: Config, log: (line: string) => void, spares = config.EXECUTOR_HOSTS): ExecutorOptions {
+  return {
+    isolation: config.COMPONENT_ISOLATION,
+    hosts: spares,
+    maxHosts: config.EXECUTOR_MAX_HOSTS,
+    ...(config.EXECUTOR_HOSTS_PER_WORKSPACE !== undefined ? { hostsPerTenant: config.EXECUTOR_HOSTS_PER_WORKSPACE } : {}),
+    memoryMb: config.EXECUTOR_MEMORY_MB,
+    log,
+  };
+}

@@ -1,5 +1,5 @@
 // Starts the control plane alone (scale-out); `npm start` runs both origins via ./start.ts.
-import { loadConfig, ConfigError } from './config.ts';
+import { executorOptions, loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './lib/log.ts';
 import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
@@ -11,7 +11,7 @@ try {
   const log = createLogger(config.LOG_LEVEL, 'control-plane');
   installProcessGuards(log);
   // The control plane's own executor only verifies node deployments; invocations run in runtimes.
-  const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: 1, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
+  const executor = await createExecutor(executorOptions(config, (line) => log.info(line), 1));
   const platform = await createPlatform(config, log, { executor });
   await serveControlPlane(platform, log, () => executor.close());
 } catch (error) {

@@ -136,7 +136,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
         checks: {
           database,
           index: { loaded: version !== null, version },
-          executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal },
+          executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
         },
       };
     },

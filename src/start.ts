@@ -1,6 +1,6 @@
 // `npm start`: both origins in one process on the embedded default (DESIGN §1). The runtime is
 // told of index changes in-process, and api.platform calls reach the control plane in-process.
-import { loadConfig, ConfigError } from './config.ts';
+import { executorOptions, loadConfig, ConfigError } from './config.ts';
 import { createLogger } from './lib/log.ts';
 import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
@@ -13,7 +13,7 @@ try {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'platform');
   installProcessGuards(log);
-  const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: config.EXECUTOR_HOSTS, memoryMb: config.EXECUTOR_MEMORY_MB, log: (line) => log.info(line) });
+  const executor = await createExecutor(executorOptions(config, (line) => log.info(line)));
   log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
   const platform = await createPlatform(config, log, { executor });
   const runtime = await createRuntime({

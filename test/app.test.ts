@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { loadConfig, ConfigError } from '../src/config.ts';
+import { executorOptions, loadConfig, ConfigError } from '../src/config.ts';
 
 let p: TestPlatform;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ test('/readyz is 503 while no executor host is up (process isolation), as on the
   const executor = {
     execute: async () => ({ kind: 'failed' as const, status: 502 as const, code: 'EXECUTOR_CRASHED' as const, message: 'no host' }),
     verify: async () => ({ ok: false as const, error: 'no host' }),
-    status: () => ({ isolation: 'process' as const, layers: { emptyEnv: true, unprivilegedUser: true, pidNamespace: true, networkNamespace: true, addressSpaceLimit: true, noNewPrivileges: true, syscallFilter: true }, hostsReady, hostsTotal: 2 }),
+    status: () => ({ isolation: 'process' as const, layers: { emptyEnv: true, unprivilegedUser: true, pidNamespace: true, networkNamespace: true, addressSpaceLimit: true, noNewPrivileges: true, syscallFilter: true }, hostsReady, hostsTotal: 2, hostsSpare: hostsReady }),
     close: async () => {},
   };
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', DATA_DIR: mkdtempSync(join(tmpdir(), 'readyz-')), PORT: '0', RUNTIME_PORT: '0' });
@@ -111,6 +111,8 @@ describe('configuration', () => {
     ['COMPONENT_ISOLATION', 'none'],
     ['PLATFORM_ADMIN_API_KEY', 'sk-too-short'],
     ['ENDPOINT_RUNTIME_URL', 'not a url'],
+    ['EXECUTOR_MAX_HOSTS', '0'],
+    ['EXECUTOR_HOSTS_PER_WORKSPACE', 'two'],
   ])('a bad %s stops the start with a message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -118,6 +120,15 @@ describe('configuration', () => {
     } catch (error) {
       expect((error as Error).message).toContain(name);
     }
+  });
+
+  test('executor hosts: spares, ceiling and per-workspace limit reach the executor', () => {
+    const log = () => {};
+    expect(executorOptions(loadConfig({}), log)).toMatchObject({ isolation: 'process', hosts: 2, maxHosts: 16, memoryMb: 1024 });
+    expect(executorOptions(loadConfig({}), log)).not.toHaveProperty('hostsPerTenant');
+    const set = loadConfig({ EXECUTOR_HOSTS: '3', EXECUTOR_MAX_HOSTS: '40', EXECUTOR_HOSTS_PER_WORKSPACE: '4' });
+    expect(executorOptions(set, log)).toMatchObject({ hosts: 3, maxHosts: 40, hostsPerTenant: 4 });
+    expect(executorOptions(set, log, 1)).toMatchObject({ hosts: 1, maxHosts: 40 });
   });
 
   test('a bad enumerated value names every allowed one', () => {

@@ -1,8 +1,10 @@
 // The executor: runs component code (lowcode elements or a node module) in Bun Workers, inside
 // sandboxed host processes (`process`, the default) or inside the server (`worker`, trusted code
 // only). This module is the only door other parts of the runtime use.
+import { availableParallelism } from 'node:os';
 import {
   DEFAULT_HOSTS,
+  DEFAULT_MAX_HOSTS,
   DEFAULT_MEMORY_MB,
   maxWorkersPerHost,
 } from './limits.ts';
@@ -41,8 +43,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<Executor
     log('executor: isolation=worker runs component code in Workers inside the server process; this is unsafe for untrusted code');
     return assembleExecutor({
       isolation: 'worker',
-      hosts: 1,
-      maxWorkersPerHost: 64,
+      pool: { spares: 1, max: 1 },
+      limits: { maxWorkersPerHost: 64, maxHostsPerTenant: 1, bindTenants: false },
       workerIdleMs: options.workerIdleMs,
       verifyTimeoutMs: options.verifyTimeoutMs,
       launch: async (name, events) => startInProcessHost(name, events, log),
@@ -53,10 +55,16 @@ export async function createExecutor(options: ExecutorOptions): Promise<Executor
 
   const plan = planSandbox({ memoryMb, privateCopy: options.privateCopy ?? false, syscallFilter: options.syscallFilter ?? true });
   for (const missing of plan.missing) log(`executor: sandbox layer unavailable: ${missing}`);
+  const spares = Math.max(1, options.hosts ?? DEFAULT_HOSTS);
+  const max = Math.max(spares, options.maxHosts ?? DEFAULT_MAX_HOSTS);
   const executor = await assembleExecutor({
     isolation: 'process',
-    hosts: Math.max(1, options.hosts ?? DEFAULT_HOSTS),
-    maxWorkersPerHost: maxWorkersPerHost(memoryMb),
+    pool: { spares, max },
+    limits: {
+      maxWorkersPerHost: maxWorkersPerHost(memoryMb),
+      maxHostsPerTenant: Math.max(1, Math.min(max - 1 || 1, options.hostsPerTenant ?? availableParallelism())),
+      bindTenants: true,
+    },
     workerIdleMs: options.workerIdleMs,
     verifyTimeoutMs: options.verifyTimeoutMs,
     launch: (name, events) => spawnProcessHost(plan.argv, name, events, log),
@@ -64,8 +72,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<Executor
     log,
     cleanup: plan.cleanup,
   });
-  const { layers, hostsReady, hostsTotal } = executor.status();
+  const { layers, hostsReady } = executor.status();
   const inForce = Object.entries(layers).map(([k, v]) => `${k}=${v ? 'yes' : 'NO'}`).join(' ');
-  log(`executor: isolation=process, ${hostsReady}/${hostsTotal} hosts ready, layers: ${inForce}`);
+  log(`executor: isolation=process, ${hostsReady} hosts ready (up to ${max}, one tenant's code per host), layers: ${inForce}`);
   return executor;
 }

@@ -50,5 +50,6 @@ export function maxWorkersPerHost(memoryMb: number): number {
 }
 
 export const DEFAULT_HOSTS = 2;
+export const DEFAULT_MAX_HOSTS = 16;
 export const DEFAULT_MEMORY_MB = 1024;
 export const DEFAULT_WORKER_IDLE_MS = 60_000;

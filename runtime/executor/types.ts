@@ -22,11 +22,16 @@ export interface CurrentUser {
   roles: string[];
 }
 
-/** An immutable component revision; `id` identifies its content (Workers are reused per id). */
+/**
+ * An immutable component revision; `id` identifies its content (Workers are reused per id).
+ * `tenant` says whose code it is (the platform uses the component's workspace): code of different
+ * tenants never runs in the same executor host process.
+ */
 export type CodeRevision =
-  | { id: string; kind: 'lowcode'; elements: { name: string; code: string; visible: boolean }[] }
+  | { id: string; tenant: string; kind: 'lowcode'; elements: { name: string; code: string; visible: boolean }[] }
   | {
       id: string;
+      tenant: string;
       kind: 'node';
       source: string /* JavaScript ESM, already transpiled from TS by the control plane */;
       /** Results the revision declares `visible: false`: hidden unless api.result says otherwise. */
@@ -104,8 +109,12 @@ export interface SandboxLayers {
 export interface ExecutorStatus {
   isolation: 'process' | 'worker';
   layers: SandboxLayers;
+  /** Hosts that take work now. */
   hostsReady: number;
+  /** Hosts running or starting (process isolation: spares plus hosts bound to a tenant). */
   hostsTotal: number;
+  /** Hosts bound to no tenant yet, ready for a component whose tenant has no host. */
+  hostsSpare: number;
 }
 
 export interface Executor {
@@ -119,8 +128,12 @@ export interface Executor {
 
 export interface ExecutorOptions {
   isolation: 'process' | 'worker';
-  /** Number of sandboxed host processes (process isolation). Default 2. */
+  /** Spare host processes kept warm for tenants without a host (process isolation). Default 2. */
   hosts?: number;
+  /** Host processes running at most, spares and tenants' hosts together. Default 16. */
+  maxHosts?: number;
+  /** Hosts one tenant may hold at once. Default: the machine's core count. */
+  hostsPerTenant?: number;
   /** Address-space limit of each host in MiB (process isolation). Default 1024. */
   memoryMb?: number;
   /** A revision's Worker idle this long is stopped (its host keeps nothing of it). Default 60000. */

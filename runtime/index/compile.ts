@@ -63,10 +63,13 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
 function codeOf(entry: SnapshotEndpoint): CodeRevision | null {
   const { component, revision } = entry;
   if (!component || !revision) return null;
-  if (component.kind === 'lowcode') return { id: revision.id, kind: 'lowcode', elements: revision.elements ?? [] };
+  // Code of one workspace shares executor hosts only with code of the same workspace (whose
+  // component admins could change it anyway); without a recorded workspace, the component alone.
+  const tenant = component.workspaceId ?? `component:${component.id}`;
+  if (component.kind === 'lowcode') return { id: revision.id, tenant, kind: 'lowcode', elements: revision.elements ?? [] };
   if (component.kind === 'node') {
     const hidden = (revision.results ?? []).filter((r) => r.visible === false).map((r) => r.name);
-    return { id: revision.id, kind: 'node', source: revision.source ?? '', ...(hidden.length > 0 ? { hidden } : {}) };
+    return { id: revision.id, tenant, kind: 'node', source: revision.source ?? '', ...(hidden.length > 0 ? { hidden } : {}) };
   }
   return null;
 }

@@ -177,7 +177,7 @@ export class DeploymentService {
 
   /** Never throws: every way a build can end is recorded on the attempt. */
   private async build(principal: Principal, component: ComponentRecord, deployment: DeploymentRecord, revision: RevisionRecord): Promise<void> {
-    const result = await this.verify(revision);
+    const result = await this.verify(component, revision);
     const outcome = result.ok
       ? { status: 'ready' as const, error: null, readyAt: new Date() }
       : { status: 'failed' as const, error: result.error.slice(0, ERROR_MAX_CHARS), readyAt: null };
@@ -204,14 +204,14 @@ export class DeploymentService {
     }
   }
 
-  private async verify(revision: RevisionRecord): Promise<VerifyResult> {
+  private async verify(component: ComponentRecord, revision: RevisionRecord): Promise<VerifyResult> {
     if (revision.compiled === null) return { ok: false, error: 'The revision has no transpiled module' };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<VerifyResult>((resolve) => {
       timer = setTimeout(() => resolve({ ok: false, error: `The build did not finish within ${this.buildTimeoutMs} ms` }), this.buildTimeoutMs);
     });
     try {
-      return await Promise.race([this.deps.verifier.verify({ id: revision.id, kind: 'node', source: revision.compiled }), deadline]);
+      return await Promise.race([this.deps.verifier.verify({ id: revision.id, tenant: component.workspaceId, kind: 'node', source: revision.compiled }), deadline]);
     } catch (error) {
       return { ok: false, error: `The module could not be loaded: ${error instanceof Error ? error.message : String(error)}` };
     } finally {

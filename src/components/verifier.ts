@@ -4,6 +4,8 @@
 export interface NodeRevisionToVerify {
   /** The revision id; the executor keys Workers by it. */
   id: string;
+  /** The component's workspace: the module loads only in a host that runs that workspace's code. */
+  tenant: string;
   kind: 'node';
   /** The transpiled JavaScript module (componentRevisions.compiled). */
   source: string;

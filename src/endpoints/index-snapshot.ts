@@ -23,7 +23,8 @@ export interface SnapshotRevision {
 
 export interface SnapshotEndpoint {
   definition: Omit<EndpointRecord, 'createdAt' | 'updatedAt' | 'contractStatus'>;
-  component: { id: string; kind: ComponentKind; name: string } | null;
+  /** `workspaceId` is absent in snapshots cached by older versions. */
+  component: { id: string; kind: ComponentKind; name: string; workspaceId?: string } | null;
   /** The revision this binding runs; null for a node component without a selected ready revision. */
   revision: SnapshotRevision | null;
   /** The inline guard schema, or the json-validator revision's schema. */
@@ -50,7 +51,7 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore, com
       if (record.componentId) {
         const bound = await components.resolve(q, record.componentId, record.componentDigest);
         if (bound) {
-          component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name };
+          component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name, workspaceId: bound.component.workspaceId };
           if (bound.revision) {
             const content = bound.revision.content;
             revision = { id: bound.revision.id, number: bound.revision.number, digest: bound.revision.digest };

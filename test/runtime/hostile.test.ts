@@ -104,3 +104,27 @@ describe('runaway code is contained', () => {
     expect((await s.invoke('GET', '/ok')).status).toBe(200);
   }, 30_000);
 });
+
+describe('workspaces do not share executor hosts', () => {
+  test('components of two workspaces run in different host processes; /readyz counts the spares', async () => {
+    // Which host process: its network namespace, else its start time (both differ per process).
+    const whereAmI = `const fs = await import("node:fs");
+      try { return fs.readlinkSync("/proc/self/ns/net"); } catch {}
+      const stat = fs.readFileSync("/proc/self/stat", "utf8"); return "start:" + stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];`;
+    const hosts: string[] = [];
+    for (const name of ['tenant-one', 'tenant-two']) {
+      const ws = await s.api('POST', '/api/v1/workspaces', { name: `${name}-${crypto.randomUUID().slice(0, 6)}` });
+      expect(ws.status).toBe(201);
+      const c = await s.api('POST', '/api/v1/components', { name, kind: 'lowcode', workspaceId: ws.body.id, elements: [{ name: 'r', code: whereAmI }] });
+      expect(c.status).toBe(201);
+      await s.endpoint({ method: 'GET', path: `/where/${name}`, workspaceId: ws.body.id, componentId: c.body.id, popResult: 'r' });
+      const r = await s.invoke('GET', `/where/${name}`);
+      expect(r.status).toBe(200);
+      hosts.push((await r.json()) as string);
+    }
+    expect(hosts[0]).not.toBe(hosts[1]);
+    const ready = (await (await fetch(`${s.runtimeUrl}/readyz`)).json()) as { checks: { executor: { hostsTotal: number; hostsSpare: number } } };
+    expect(ready.checks.executor.hostsTotal).toBeGreaterThanOrEqual(3);
+    expect(typeof ready.checks.executor.hostsSpare).toBe('number');
+  }, 30_000);
+});

@@ -1,5 +1,6 @@
-// Places invocations on hosts and sees them through: picks a host (the revision's Worker warm,
-// least loaded), queues briefly when none can take it, enforces deadlines (answer 504, terminate
+// Places invocations on hosts and sees them through: picks a host of the revision's tenant (the
+// revision's Worker warm, least loaded) or binds a spare to the tenant, queues briefly when none
+// can take it (asking the pool for a host when the tenant may have another), enforces deadlines (answer 504, terminate
 // the Worker, kill the host if the Worker will not stop), serves api.platform calls, and turns
 // every host death into explicit failures. Never retries.
 import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, WORKER_STOP_GRACE_MS } from '../limits.ts';
@@ -7,7 +8,7 @@ import type { CodeRevision, ExecutionOutcome, ExecutionRequest, VerifyOutcome } 
 import { eachLine, field, line, payload } from '../wire/lines.ts';
 import { decodeOutcome, decodeVerify, failure } from './decode.ts';
 import type { HostExit, HostLink } from './host-link.ts';
-import { idleVictim, pickHost, type HostEntry, type Loaded } from './placement.ts';
+import { accepting, hostsOf, idleVictim, pickHost, type HostEntry, type Loaded, type PlacementLimits } from './placement.ts';
 import { servePlatformCall } from './platform-relay.ts';
 import { RevisionRegistry, type RevisionEntry } from './revisions.ts';
 
@@ -45,15 +46,19 @@ type Pending = RunPending | VerifyPending;
 const SWEEP_MS = 10;
 
 export interface DispatcherOptions {
-  maxWorkersPerHost: number;
+  limits: PlacementLimits;
   verifyTimeoutMs: number;
   /** Why no host can be expected soon (starts keep failing), or null when waiting makes sense. */
   unavailable: () => string | null;
+  /** Tenants are waiting for a host of their own (`wanting`), or a spare was just bound: the pool may act. */
+  hostsChanged: () => void;
   log: (line: string) => void;
 }
 
 export class Dispatcher {
   readonly hosts: HostEntry[] = [];
+  /** Tenants with queued invocations that no host can take and that may take a spare: each needs one. */
+  readonly wanting = new Set<string>();
   private readonly pending = new Map<number, Pending>();
   private queue: Pending[] = [];
   private readonly revisions = new RevisionRegistry();
@@ -68,7 +73,7 @@ export class Dispatcher {
   /** Hosts that take new work (not about to be killed for a Worker that would not stop). */
   get readyHosts(): number {
     let n = 0;
-    for (const host of this.hosts) if (host.killWatch.size === 0) n++;
+    for (const host of this.hosts) if (accepting(host)) n++;
     return n;
   }
 
@@ -100,7 +105,7 @@ export class Dispatcher {
   }
 
   addHost(link: HostLink): HostEntry {
-    const host: HostEntry = { link, inflight: 0, loaded: new Map(), killWatch: new Map() };
+    const host: HostEntry = { link, inflight: 0, loaded: new Map(), killWatch: new Map(), tenant: null, retiring: false, lastUsed: performance.now() };
     this.hosts.push(host);
     this.drain();
     return host;
@@ -144,19 +149,20 @@ export class Dispatcher {
     if (this.queue.length > 0) this.drain();
   }
 
-  /** Stops Workers idle longer than `idleMs`; returns how many were stopped. */
-  evictIdle(now: number, idleMs: number): number {
-    let evicted = 0;
+  /**
+   * Stops Workers idle longer than `idleMs`; returns the hosts bound to a tenant that are left
+   * with nothing loaded and nothing in flight (they may be stopped: they never serve anyone else).
+   */
+  evictIdle(now: number, idleMs: number): HostEntry[] {
+    const empty: HostEntry[] = [];
     for (const host of this.hosts) {
       for (const [key, loaded] of host.loaded) {
-        if (loaded.inflight === 0 && loaded.killToken === 0 && now - loaded.lastUsed > idleMs) {
-          this.unload(host, key, loaded);
-          evicted++;
-        }
+        if (loaded.inflight === 0 && loaded.killToken === 0 && now - loaded.lastUsed > idleMs) this.unload(host, key, loaded);
       }
+      if (this.options.limits.bindTenants && host.tenant !== null && host.loaded.size === 0 && host.inflight === 0 && accepting(host)) empty.push(host);
     }
     this.revisions.forgetUnused(now, idleMs);
-    return evicted;
+    return empty;
   }
 
   private start(p: Pending): void {
@@ -165,9 +171,10 @@ export class Dispatcher {
     // One periodic sweep instead of a timer per invocation: cheaper on the hot path, and a
     // deadline is kept to within SWEEP_MS.
     this.sweep ??= setInterval(this.expire, SWEEP_MS);
-    const host = pickHost(this.hosts, p.entry.key, this.options.maxWorkersPerHost);
+    const host = pickHost(this.hosts, p.entry.key, p.entry.tenant, this.options.limits);
     if (host) return this.dispatch(p, host);
-    const reason = this.hosts.length === 0 ? this.options.unavailable() : null;
+    const held = this.options.limits.bindTenants ? hostsOf(this.hosts, p.entry.tenant) : this.hosts.length;
+    const reason = held === 0 ? this.options.unavailable() : null;
     if (reason !== null) {
       if (p.kind === 'verify') this.answer(p, { ok: false, error: reason });
       else this.answer(p, failure(502, 'EXECUTOR_CRASHED', reason));
@@ -175,13 +182,27 @@ export class Dispatcher {
     }
     p.queued = true;
     this.queue.push(p);
+    if (this.mayTakeAnother(p.entry.tenant)) {
+      this.wanting.add(p.entry.tenant);
+      this.options.hostsChanged();
+    }
+  }
+
+  /** Whether the tenant may be given another host (it holds fewer than its limit). */
+  private mayTakeAnother(tenant: string): boolean {
+    return this.options.limits.bindTenants && hostsOf(this.hosts, tenant) < this.options.limits.maxHostsPerTenant;
   }
 
   private dispatch(p: Pending, host: HostEntry): void {
     const key = p.entry.key;
+    const bound = host.tenant === null && this.options.limits.bindTenants;
+    if (bound) {
+      host.tenant = p.entry.tenant;
+      this.wanting.delete(host.tenant);
+    }
     let loaded = host.loaded.get(key);
     if (!loaded) {
-      if (host.loaded.size >= this.options.maxWorkersPerHost) {
+      if (host.loaded.size >= this.options.limits.maxWorkersPerHost) {
         const victim = idleVictim(host);
         if (victim) this.unload(host, victim[0], victim[1]);
       }
@@ -191,7 +212,7 @@ export class Dispatcher {
       host.link.send(line('L', [key], p.entry.json));
     }
     loaded.inflight++;
-    loaded.lastUsed = performance.now();
+    loaded.lastUsed = host.lastUsed = performance.now();
     host.inflight++;
     p.host = host;
     p.loaded = loaded;
@@ -201,6 +222,8 @@ export class Dispatcher {
     } else {
       host.link.send(line('V', [p.id, key, p.secret[0], p.secret[1]]));
     }
+    // Only now, with the call counted on the host: the pool may stop idle hosts to replace the spare.
+    if (bound) this.options.hostsChanged();
   }
 
   private unload(host: HostEntry, key: number, loaded: Loaded): void {
@@ -209,15 +232,33 @@ export class Dispatcher {
     host.link.send(line('X', [key]));
   }
 
+  /**
+   * Places what it can from the queue, in order. A revision that found no host is not tried again
+   * in the same pass (placing others only adds load), so a backlog of one revision costs one look
+   * per call, and it does not hold up other tenants' calls behind it.
+   */
   private drain(): void {
-    while (this.queue.length > 0) {
-      const p = this.queue[0]!;
-      const host = pickHost(this.hosts, p.entry.key, this.options.maxWorkersPerHost);
-      if (!host) return;
-      this.queue.shift();
-      p.queued = false;
-      this.dispatch(p, host);
+    if (this.queue.length === 0) return;
+    let stuck: Set<number> | undefined;
+    const wanting = new Set<string>();
+    let kept = 0;
+    for (let i = 0; i < this.queue.length; i++) {
+      const p = this.queue[i]!;
+      const host = stuck?.has(p.entry.key) ? undefined : pickHost(this.hosts, p.entry.key, p.entry.tenant, this.options.limits);
+      if (host) {
+        p.queued = false;
+        this.dispatch(p, host);
+        continue;
+      }
+      (stuck ??= new Set()).add(p.entry.key);
+      if (this.mayTakeAnother(p.entry.tenant)) wanting.add(p.entry.tenant);
+      this.queue[kept++] = p;
     }
+    this.queue.length = kept;
+    const grew = [...wanting].some((t) => !this.wanting.has(t));
+    this.wanting.clear();
+    for (const t of wanting) this.wanting.add(t);
+    if (grew) this.options.hostsChanged();
   }
 
   /** The pending invocation a 'D' or 'C' line speaks for: sent to this host, and the line carries its secret. */
@@ -232,7 +273,9 @@ export class Dispatcher {
     host.inflight--;
     const loaded = p.loaded!;
     loaded.inflight--;
-    loaded.lastUsed = performance.now();
+    loaded.lastUsed = host.lastUsed = performance.now();
+    // An idle host is what a tenant waiting at the ceiling needs: the pool may give it its place.
+    if (host.inflight === 0 && this.wanting.size > 0) this.options.hostsChanged();
     if (p.kind === 'verify') {
       // The host drops a verification Worker and its source by itself once it has answered.
       if (host.loaded.get(p.entry.key) === loaded && loaded.killToken === 0) {
@@ -272,6 +315,8 @@ export class Dispatcher {
     if (p.queued) {
       this.queue.splice(this.queue.indexOf(p), 1);
       p.queued = false;
+      const tenant = p.entry.tenant;
+      if (this.wanting.has(tenant) && !this.queue.some((q) => q.entry.tenant === tenant)) this.wanting.delete(tenant);
       const message = `no executor host became available within ${p.timeoutMs} ms`;
       if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
       else this.answer(p, failure(504, 'EXECUTION_TIMEOUT', message));
@@ -302,7 +347,23 @@ export class Dispatcher {
     if (timer === undefined) return;
     clearTimeout(timer);
     host.killWatch.delete(token);
-    for (const loaded of host.loaded.values()) if (loaded.killToken === token) loaded.killToken = 0;
+    const killed = new Set<Loaded>();
+    for (const loaded of host.loaded.values()) {
+      if (loaded.killToken !== token) continue;
+      loaded.killToken = 0;
+      killed.add(loaded);
+    }
+    // The host has reported every invocation its Worker held before acknowledging; one still
+    // pending never reached the Worker (code of the same tenant read its line off the channel).
+    for (const p of this.pending.values()) {
+      if (p.host !== host || !killed.has(p.loaded!)) continue;
+      this.pending.delete(p.id);
+      host.inflight--;
+      p.loaded!.inflight--;
+      const message = 'the invocation never reached its Worker';
+      if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
+      else this.answer(p, failure(502, 'EXECUTOR_CRASHED', message));
+    }
     this.drain();
   }
 

@@ -1,16 +1,18 @@
 // Assembles an Executor from a way to launch hosts (sandboxed processes or in-process cores):
-// dispatcher, pool, idle eviction, status and an orderly close.
+// dispatcher, pool, idle eviction (and retirement of hosts left empty), status and an orderly close.
 import type { HostHello } from '../host/self-report.ts';
 import { DEFAULT_WORKER_IDLE_MS, VERIFY_TIMEOUT_MS } from '../limits.ts';
 import type { CodeRevision, ExecutionOutcome, ExecutionRequest, Executor, ExecutorStatus, SandboxLayers, VerifyOutcome } from '../types.ts';
 import { failure } from './decode.ts';
 import { Dispatcher } from './dispatcher.ts';
-import { HostPool, type Launch } from './pool.ts';
+import type { PlacementLimits } from './placement.ts';
+import { HostPool, type Launch, type PoolSize } from './pool.ts';
 
 export interface AssembleOptions {
   isolation: 'process' | 'worker';
-  hosts: number;
-  maxWorkersPerHost: number;
+  /** Spares kept warm, hosts at most, and what one host and one tenant may take. */
+  pool: PoolSize;
+  limits: PlacementLimits;
   workerIdleMs?: number;
   verifyTimeoutMs?: number;
   launch: Launch;
@@ -24,12 +26,13 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
   const idleMs = options.workerIdleMs ?? DEFAULT_WORKER_IDLE_MS;
   let pool: HostPool | undefined;
   const dispatcher = new Dispatcher({
-    maxWorkersPerHost: options.maxWorkersPerHost,
+    limits: options.limits,
     verifyTimeoutMs: options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS,
     unavailable: () => pool?.unavailable() ?? null,
+    hostsChanged: () => pool?.adjust(),
     log: options.log,
   });
-  pool = new HostPool(options.hosts, options.launch, dispatcher, options.log);
+  pool = new HostPool(options.pool, options.launch, dispatcher, options.log);
   try {
     await pool.warm();
   } catch (err) {
@@ -38,7 +41,14 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
     throw err;
   }
 
-  const sweep = setInterval(() => dispatcher.evictIdle(performance.now(), idleMs), Math.max(50, Math.min(5000, idleMs / 2)));
+  const sweep = setInterval(() => {
+    const empty = dispatcher.evictIdle(performance.now(), idleMs);
+    // A host that ran a tenant's code never serves another tenant: once empty it goes, and the
+    // pool keeps its spares.
+    for (const host of empty) pool.retire(host, 'idle');
+    if (empty.length > 0) pool.adjust();
+    pool.trimSpares();
+  }, Math.max(50, Math.min(5000, idleMs / 2)));
   sweep.unref();
 
   let closed = false;
@@ -57,7 +67,7 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
     status(): ExecutorStatus {
       const hellos = [...pool.hellos.values()];
       if (hellos.length > 0) lastLayers = options.layers(hellos);
-      return { isolation: options.isolation, layers: { ...lastLayers }, hostsReady: dispatcher.readyHosts, hostsTotal: pool.size };
+      return { isolation: options.isolation, layers: { ...lastLayers }, hostsReady: dispatcher.readyHosts, hostsTotal: pool.total, hostsSpare: pool.spares };
     },
     async close(): Promise<void> {
       if (closed) return;

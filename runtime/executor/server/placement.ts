@@ -1,5 +1,6 @@
 // Where an invocation goes: to the Worker already serving its revision (module state and JIT are
-// warm there) until that Worker is busy, else to the host serving the fewest revisions.
+// warm there) until that Worker is busy, else to a host of the revision's tenant serving the fewest
+// revisions, else to a spare host, which then belongs to that tenant for the rest of its life.
 import { MAX_CONCURRENT_PER_WORKER } from '../limits.ts';
 import type { HostLink } from './host-link.ts';
 import type { RevisionEntry } from './revisions.ts';
@@ -19,30 +20,68 @@ export interface HostEntry {
   loaded: Map<number, Loaded>;
   /** Kill tokens awaiting acknowledgement, each with the timer that kills the host instead. */
   killWatch: Map<number, Timer>;
+  /**
+   * The tenant whose code this host runs; null while it is a spare that has run nothing. Set at
+   * the first placement and never changed: Workers of one host share a process (and its channel
+   * to the server), so code of another tenant must never run beside it, then or later.
+   */
+  tenant: string | null;
+  /** Being stopped (idle, or to make room for another tenant): takes no new work. */
+  retiring: boolean;
+  /** performance.now() when work last finished or was placed here. */
+  lastUsed: number;
 }
 
+export interface PlacementLimits {
+  maxWorkersPerHost: number;
+  /** Hosts one tenant may hold at once (it takes a spare beyond its first only below this). */
+  maxHostsPerTenant: number;
+  /** False under worker isolation: one in-process host runs everything (trusted code only). */
+  bindTenants: boolean;
+}
+
+/** Whether the host takes new work at all. */
+export const accepting = (host: HostEntry): boolean => !host.retiring && host.killWatch.size === 0;
+
 /**
- * The host for an invocation of revision `key`, or undefined (then the call queues).
+ * The host for an invocation of revision `key` of `tenant`, or undefined (then the call queues).
  * Warm first: a Worker that already serves the revision takes calls until it has
  * MAX_CONCURRENT_PER_WORKER in flight, so load concentrates and batches stay large (on a small
  * machine that halves the CPU per call compared with spreading). Only then, or for a revision no
- * host serves yet, a host is chosen for it: the one serving the fewest revisions, which spreads
- * different components over hosts so one component's crash or kill touches fewer others.
+ * host serves yet, a host is chosen for it among the tenant's hosts and the spares (while the
+ * tenant holds fewer than its limit): the one serving the fewest revisions, which spreads a
+ * tenant's components over its hosts so one component's crash or kill touches fewer others.
  */
-export function pickHost(hosts: readonly HostEntry[], key: number, maxWorkersPerHost: number): HostEntry | undefined {
+export function pickHost(hosts: readonly HostEntry[], key: number, tenant: string, limits: PlacementLimits): HostEntry | undefined {
   let warm: HostEntry | undefined;
   let cold: HostEntry | undefined;
+  let spare: HostEntry | undefined;
+  let held = 0;
   for (const host of hosts) {
+    if (limits.bindTenants && host.tenant !== tenant) {
+      if (host.tenant === null && accepting(host) && !spare) spare = host;
+      continue;
+    }
+    held++;
     // A host with a Worker that may not stop is about to be killed: send it nothing new.
-    if (host.killWatch.size > 0) continue;
+    if (!accepting(host)) continue;
     const loaded = host.loaded.get(key);
     if (loaded) {
       if (loaded.inflight < MAX_CONCURRENT_PER_WORKER && loaded.killToken === 0 && (!warm || host.inflight < warm.inflight)) warm = host;
-    } else if (host.loaded.size < maxWorkersPerHost || idleVictim(host)) {
+    } else if (host.loaded.size < limits.maxWorkersPerHost || idleVictim(host)) {
       if (!cold || host.loaded.size < cold.loaded.size || (host.loaded.size === cold.loaded.size && host.inflight < cold.inflight)) cold = host;
     }
   }
-  return warm ?? cold;
+  if (warm) return warm;
+  if (spare && held < limits.maxHostsPerTenant && (!cold || cold.loaded.size > 0)) return spare;
+  return cold;
+}
+
+/** How many hosts `tenant` holds (retiring ones included: they still run its code). */
+export function hostsOf(hosts: readonly HostEntry[], tenant: string): number {
+  let n = 0;
+  for (const host of hosts) if (host.tenant === tenant) n++;
+  return n;
 }
 
 /** The least recently used revision on the host with nothing in flight, to make room for another. */
@@ -53,4 +92,22 @@ export function idleVictim(host: HostEntry): [number, Loaded] | undefined {
     if (loaded.inflight === 0 && loaded.killToken === 0 && (!victim || loaded.lastUsed < victim[1].lastUsed)) victim = pair;
   }
   return victim;
+}
+
+/**
+ * The host to stop so that another tenant can have one: the least recently used host bound to a
+ * tenant with nothing in flight, preferring tenants that hold more than one host.
+ */
+export function retireCandidate(hosts: readonly HostEntry[]): HostEntry | undefined {
+  let best: HostEntry | undefined;
+  let bestShared = false;
+  for (const host of hosts) {
+    if (host.tenant === null || host.inflight > 0 || !accepting(host)) continue;
+    const shared = hostsOf(hosts, host.tenant) > 1;
+    if (!best || (shared && !bestShared) || (shared === bestShared && host.lastUsed < best.lastUsed)) {
+      best = host;
+      bestShared = shared;
+    }
+  }
+  return best;
 }

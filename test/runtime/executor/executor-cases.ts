@@ -335,10 +335,13 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
       }, 30_000);
     });
 
-    test('status reports the isolation and ready hosts', () => {
+    test('status reports the isolation and ready hosts, a spare among them', async () => {
+      const settled = () => executor.status().hostsReady === executor.status().hostsTotal;
+      for (let i = 0; i < 400 && !settled(); i++) await Bun.sleep(25); // a spare may be starting
       const s = executor.status();
       expect(s.isolation).toBe(label.startsWith('process') ? 'process' : 'worker');
       expect(s.hostsReady).toBe(s.hostsTotal);
-    });
+      expect(s.hostsSpare).toBeGreaterThanOrEqual(1);
+    }, 15_000);
   });
 }

@@ -2,16 +2,23 @@
 import type { CodeRevision, ComponentInput, ExecutionOutcome, ExecutionRequest } from '../../../runtime/executor/index.ts';
 
 let serial = 0;
+
+/** The tenant test revisions belong to unless a test gives another (see `ofTenant`). */
+export const TEST_TENANT = 'tests';
 /** A fresh revision id, so tests never share Workers by accident. */
 export const rid = (label: string): string => `${label}-${++serial}-${crypto.randomUUID()}`;
 
 export const lowcode = (...elements: { name: string; code: string; visible?: boolean }[]): CodeRevision => ({
   id: rid('lowcode'),
+  tenant: TEST_TENANT,
   kind: 'lowcode',
   elements: elements.map((e) => ({ name: e.name, code: e.code, visible: e.visible ?? true })),
 });
 
-export const node = (source: string): CodeRevision => ({ id: rid('node'), kind: 'node', source });
+export const node = (source: string): CodeRevision => ({ id: rid('node'), tenant: TEST_TENANT, kind: 'node', source });
+
+/** The same revision content, as another tenant's code. */
+export const ofTenant = (revision: CodeRevision, tenant: string): CodeRevision => ({ ...revision, tenant });
 
 /** One component in both kinds: `body` runs with `api` and `input` in scope and returns a value. */
 export function both(body: string): { lowcode: CodeRevision; node: CodeRevision } {

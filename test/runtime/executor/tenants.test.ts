@@ -1,0 +1,107 @@
+// Workers of one executor host share its process and its channel to the server (fd 3), so code
+// that reads that channel takes the lines meant for its neighbours. Hosts are therefore bound to
+// one tenant (the component's workspace) for life: another tenant's code never runs beside it.
+// These tests run the attack itself and check the pool that makes hosts per tenant affordable.
+import { afterAll, describe, expect, test } from 'bun:test';
+import { createExecutor, type Executor } from '../../../runtime/executor/index.ts';
+import { failureOf, node, ofTenant, request, resultOf } from './helpers.ts';
+
+const IDLE_MS = 1500;
+const executor: Executor = await createExecutor({
+  isolation: 'process', hosts: 1, maxHosts: 3, hostsPerTenant: 1, workerIdleMs: IDLE_MS, log: () => {},
+});
+afterAll(() => executor.close());
+
+/** Which host process runs the code: its network namespace, else its start time (both per process). */
+const WHERE_AM_I = `export default async () => {
+  const fs = await import('node:fs');
+  try { return fs.readlinkSync('/proc/self/ns/net'); } catch {}
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  return 'start:' + stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+}`;
+const whereAmI = node(WHERE_AM_I);
+const hostOf = async (tenant: string): Promise<string> => String(resultOf(await executor.execute(request(ofTenant(whereAmI, tenant)))));
+
+/** Reads the host's channel for `ms` and returns what it got there. */
+const spy = (ms: number) =>
+  node(`export default async () => {
+    const fs = await import('node:fs');
+    const buf = Buffer.alloc(1 << 16);
+    let seen = '';
+    const end = Date.now() + ${ms};
+    while (Date.now() < end) {
+      try { const n = fs.readSync(3, buf, 0, buf.length, null); if (n > 0) seen += buf.toString('utf8', 0, n); } catch {}
+      await 0;
+    }
+    return seen;
+  }`);
+
+async function waitFor(check: () => boolean, ms = 10_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await Bun.sleep(25);
+  return check();
+}
+
+async function runSpyAgainst(spyTenant: string, victimTenant: string, marker: string) {
+  const spying = executor.execute(request(ofTenant(spy(1500), spyTenant), { timeoutMs: 5000 }));
+  await Bun.sleep(200);
+  const victim = ofTenant(node(`export default async (api) => api.input().params.id`), victimTenant);
+  const victims = await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => {
+      await Bun.sleep(i * 50);
+      return executor.execute(request(victim, { timeoutMs: 3000, input: { ...request(victim).input, params: { id: `${marker}-${i}` } } }));
+    }),
+  );
+  return { seen: String(resultOf(await spying)), victims };
+}
+
+describe('executor hosts per tenant (process isolation)', () => {
+  test('code of different tenants runs in different host processes; one tenant\'s revisions share', async () => {
+    const a = await hostOf('tenant-a');
+    expect(a).not.toBe('');
+    expect(await hostOf('tenant-a')).toBe(a);
+    // Another revision of the same tenant: with one host per tenant allowed, the same process.
+    expect(String(resultOf(await executor.execute(request(ofTenant(node(WHERE_AM_I), 'tenant-a')))))).toBe(a);
+    const b = await hostOf('tenant-b');
+    expect(b).not.toBe(a);
+  });
+
+  test('a component reading its host\'s channel sees nothing of another tenant\'s invocations', async () => {
+    const marker = `victim-${crypto.randomUUID()}`;
+    const { seen, victims } = await runSpyAgainst('tenant-spy', 'tenant-victim', marker);
+    expect(seen).not.toContain(marker);
+    expect(victims.map((v) => resultOf(v))).toEqual(Array.from({ length: 20 }, (_, i) => `${marker}-${i}`));
+  }, 20_000);
+
+  test('within one tenant the channel is shared (what the binding guards against across tenants)', async () => {
+    const marker = `neighbour-${crypto.randomUUID()}`;
+    const { seen, victims } = await runSpyAgainst('tenant-shared', 'tenant-shared', marker);
+    const lost = victims.filter((v) => v.kind === 'failed').length;
+    // The spy took lines (and their secrets) meant for its neighbours, or they went unanswered.
+    expect(seen.includes(marker) || lost > 0).toBe(true);
+  }, 20_000);
+
+  test('at the ceiling a new tenant takes the place of the least recently used idle host', async () => {
+    for (const tenant of ['ceiling-1', 'ceiling-2', 'ceiling-3', 'ceiling-4']) {
+      expect(await hostOf(tenant)).not.toBe('');
+      expect(executor.status().hostsTotal).toBeLessThanOrEqual(3);
+    }
+  }, 30_000);
+
+  test('a tenant waits for its own host rather than use another\'s, and fails only at its deadline', async () => {
+    // Three tenants busy for a while fill the ceiling; a fourth has nowhere to go until one is idle.
+    const busy = ['busy-1', 'busy-2', 'busy-3'].map((t) =>
+      executor.execute(request(ofTenant(node(`export default async () => { await Bun.sleep(1200); return 'done'; }`), t))),
+    );
+    await Bun.sleep(300);
+    const late = failureOf(await executor.execute(request(ofTenant(whereAmI, 'busy-4'), { timeoutMs: 300 })));
+    expect(late).toMatchObject({ status: 504, code: 'EXECUTION_TIMEOUT' });
+    expect((await Promise.all(busy)).map((o) => resultOf(o))).toEqual(['done', 'done', 'done']);
+    expect(await hostOf('busy-4')).not.toBe('');
+  }, 30_000);
+
+  test('idle hosts are stopped and the spares stay warm', async () => {
+    expect(await waitFor(() => executor.status().hostsTotal === 1 && executor.status().hostsSpare === 1, IDLE_MS * 4 + 5000)).toBe(true);
+    expect(executor.status().hostsReady).toBe(1);
+  }, 20_000);
+});
