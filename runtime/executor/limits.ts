@@ -49,6 +49,9 @@ export function maxWorkersPerHost(memoryMb: number): number {
   return Math.max(2, Math.min(32, Math.floor(memoryMb / 128)));
 }
 
+/** Size of each of a host's private temporary directories (/tmp, /var/tmp, /dev/shm), in MiB. */
+export const PRIVATE_TMP_MB = 64;
+
 export const DEFAULT_HOSTS = 2;
 export const DEFAULT_MAX_HOSTS = 16;
 export const DEFAULT_MEMORY_MB = 1024;

@@ -104,6 +104,8 @@ export interface SandboxLayers {
   noNewPrivileges: boolean;
   /** seccomp: no execve, no new processes, no ptrace/namespaces/mount/bpf (host/syscall-filter.ts). */
   syscallFilter: boolean;
+  /** /tmp (with /var/tmp and /dev/shm) is a small tmpfs of the host's own, not the machine's. */
+  privateTmp: boolean;
 }
 
 export interface ExecutorStatus {

@@ -18,6 +18,8 @@ export interface HostHello {
   seccompFilter: boolean;
   /** Why the host runs without its syscall filter, when it does. */
   syscallFilterError?: string;
+  /** The mount on /tmp, when /tmp is a mount point of its own. */
+  tmpMount?: { id: number; fstype: string } | null;
 }
 
 function read(path: string): string {
@@ -34,6 +36,21 @@ export function namespaceOf(kind: 'net' | 'pid'): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The last mount on /tmp in /proc/self/mountinfo ("id parent major:minor root mountpoint options
+ * [optional fields] - fstype source options"), or null when /tmp is no mount point.
+ */
+export function tmpMount(): { id: number; fstype: string } | null {
+  let found: { id: number; fstype: string } | null = null;
+  for (const row of read('/proc/self/mountinfo').split('\n')) {
+    const fields = row.split(' ');
+    if (fields[4] !== '/tmp') continue;
+    const dash = fields.indexOf('-', 6);
+    if (dash !== -1) found = { id: Number(fields[0]), fstype: fields[dash + 1] ?? '' };
+  }
+  return found;
 }
 
 /** Maps a uid through /proc/self/uid_map ("inside outside count" ranges) to the parent namespace. */
@@ -60,6 +77,7 @@ export function selfReport(syscallFilterError?: string): HostHello {
     addressSpaceLimit: limit === undefined || limit === 'unlimited' ? null : Number(limit),
     noNewPrivs: /^NoNewPrivs:\s+1/m.test(status),
     seccompFilter: /^Seccomp:\s+2/m.test(status),
+    tmpMount: tmpMount(),
     ...(syscallFilterError === undefined ? {} : { syscallFilterError }),
   };
 }

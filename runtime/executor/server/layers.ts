@@ -1,7 +1,7 @@
 // Which sandbox layers are really in force, judged from what the hosts saw from the inside
 // compared with the server's own view. Nothing here is assumed from the command line.
 import type { HostHello } from '../host/self-report.ts';
-import { namespaceOf } from '../host/self-report.ts';
+import { namespaceOf, tmpMount } from '../host/self-report.ts';
 import type { SandboxLayers } from '../types.ts';
 
 export const NO_LAYERS: SandboxLayers = {
@@ -12,9 +12,10 @@ export const NO_LAYERS: SandboxLayers = {
   addressSpaceLimit: false,
   noNewPrivileges: false,
   syscallFilter: false,
+  privateTmp: false,
 };
 
-const serverView = { netNs: namespaceOf('net'), pidNs: namespaceOf('pid'), uid: process.getuid?.() ?? -1 };
+const serverView = { netNs: namespaceOf('net'), pidNs: namespaceOf('pid'), uid: process.getuid?.() ?? -1, tmp: tmpMount() };
 
 export function observedLayers(hello: HostHello): SandboxLayers {
   return {
@@ -26,6 +27,8 @@ export function observedLayers(hello: HostHello): SandboxLayers {
     addressSpaceLimit: hello.addressSpaceLimit !== null,
     noNewPrivileges: hello.noNewPrivs,
     syscallFilter: hello.seccompFilter === true,
+    // A tmpfs mounted on /tmp that is not the mount the server sees there (mount ids are system-wide).
+    privateTmp: hello.tmpMount?.fstype === 'tmpfs' && hello.tmpMount.id !== serverView.tmp?.id,
   };
 }
 

@@ -1,11 +1,12 @@
 // Works out how executor hosts are confined on this machine: probes each layer (namespaces,
-// address-space limit, unprivileged user with no_new_privs) with a trivial command and builds the
-// host command line from the layers that work. When the unprivileged user cannot read the Bun
-// binary or the host program, both are placed in a private 0755 directory first.
+// private temporary directories, address-space limit, unprivileged user with no_new_privs) with a
+// trivial command and builds the host command line from the layers that work. When the
+// unprivileged user cannot read the Bun binary or the host program, both are placed in a private
+// 0755 directory first.
 import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { JIT_HEADROOM_MB } from '../limits.ts';
+import { JIT_HEADROOM_MB, PRIVATE_TMP_MB } from '../limits.ts';
 
 export const UNPRIVILEGED_ID = 65534;
 
@@ -62,6 +63,13 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   const priv = setpriv !== null && runs([setpriv, ...privArgs, '--', trueBin]);
   if (!priv) missing.push('unprivileged user / no_new_privs: setpriv not found or not permitted');
 
+  // Private temporary directories: mounted by a shell inside the new mount namespace, as root, before
+  // the user is dropped (an unprivileged user namespace loses its capabilities at exec).
+  const sh = Bun.which('sh');
+  const mount = Bun.which('mount');
+  const tmpfs = namespaces && isRoot && sh !== null && mount !== null && Bun.which('env') !== null && runs([unshare!, ...nsArgs, '--', sh, '-c', privateTmpScript(''), 'executor-host', trueBin]);
+  if (!tmpfs) missing.push('private /tmp: needs root, a mount namespace, sh, env and mount');
+
   let bun = process.execPath;
   let hostMain = HOST_MAIN;
   let cleanup = (): void => {};
@@ -79,8 +87,10 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
     cleanup = copy.cleanup;
   }
 
+  const keep = bun === process.execPath ? '' : dirname(bun);
   const argv = [
     ...(namespaces ? [unshare!, ...nsArgs, '--'] : []),
+    ...(tmpfs ? [sh!, '-c', privateTmpScript(keep), 'executor-host'] : []),
     ...(limit ? [prlimit!, asArg, '--'] : []),
     ...(priv ? [setpriv!, ...privArgs, '--'] : []),
     // --no-install: never try to fetch packages for a component's imports.
@@ -90,6 +100,32 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
     ...(options.syscallFilter ? [] : ['--no-syscall-filter']),
   ];
   return { argv, missing, cleanup };
+}
+
+/**
+ * Mounts a small tmpfs on each world-writable temporary directory, then runs the rest of the command
+ * line. `keep` (the private copy of Bun, itself under /tmp) is opened first and bound back, read-only,
+ * at its path inside the new /tmp: --no-canonicalize keeps mount from resolving the descriptor's
+ * link to the now hidden path.
+ */
+function privateTmpScript(keep: string): string {
+  const quoted = `'${keep.replaceAll("'", "'\\''")}'`;
+  return [
+    'set -e',
+    `keep=${quoted}`,
+    'if [ -n "$keep" ]; then exec 9<"$keep"; fi',
+    'for d in /tmp /var/tmp /dev/shm; do',
+    `  if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o size=${PRIVATE_TMP_MB}m,mode=1777,nosuid,nodev tmpfs "$d"; fi`,
+    'done',
+    'if [ -n "$keep" ]; then',
+    '  mkdir -p "$keep"',
+    '  mount --no-canonicalize --bind /proc/self/fd/9 "$keep"',
+    '  mount -o remount,bind,ro "$keep"',
+    '  exec 9<&-',
+    'fi',
+    // The shell exported variables of its own (PWD): the host gets none.
+    'exec env -i "$@"',
+  ].join('\n');
 }
 
 /** Copies (or hard-links) Bun and the executor's sources into a fresh root-owned 0755 directory. */

@@ -2,8 +2,7 @@
 // leaves, the attempt fails or the invocation ends with 502/504, and the next invocation works.
 // Where this machine lacks a sandbox layer, the affected test is skipped and says which layer.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createExecutor, type ExecutionOutcome } from '../../../runtime/executor/index.ts';
 import { both, failureOf, node, request, resultOf } from './helpers.ts';
@@ -11,8 +10,11 @@ import { both, failureOf, node, request, resultOf } from './helpers.ts';
 const CANARY = `canary-${crypto.randomUUID()}`;
 process.env.EXECUTOR_TEST_CANARY = CANARY;
 
-// A root-only file standing in for the database file, in a directory anyone may traverse.
-const canaryDir = mkdtempSync(join(tmpdir(), 'executor-hostile-'));
+// A root-only file standing in for the database file, in a directory anyone may traverse: under
+// the checkout's (ignored) data/, as the database is, since hosts have a /tmp of their own.
+const dataDir = join(import.meta.dir, '..', '..', '..', 'data');
+mkdirSync(dataDir, { recursive: true });
+const canaryDir = mkdtempSync(join(dataDir, 'executor-hostile-'));
 chmodSync(canaryDir, 0o755);
 const canaryFile = join(canaryDir, 'platform.db');
 writeFileSync(canaryFile, CANARY);

@@ -22,6 +22,15 @@ const inspect = both(`const fs = await import('node:fs'); const os = await impor
     nnp: fs.readFileSync('/proc/self/status', 'utf8').includes('NoNewPrivs:\\t1'),
     seccomp: fs.readFileSync('/proc/self/status', 'utf8').includes('Seccomp:\\t2'),
     cwd: process.cwd(),
+    tmp: (() => {
+      const marker = '/tmp/host-' + crypto.randomUUID();
+      fs.writeFileSync(marker, 'x');
+      let big = 'written';
+      try { fs.writeFileSync('/tmp/big', Buffer.alloc(80 * 1024 * 1024)); } catch (e) { big = e.code; }
+      fs.rmSync('/tmp/big', { force: true });
+      const fstypes = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\\n').filter((l) => l.split(' ')[4] === '/tmp').map((l) => l.split(' - ')[1].split(' ')[0]);
+      return { marker, big, fstypes };
+    })(),
   };`).node;
 
 // io_uring_setup(1, params) through libc's syscall() (number 425 on x86-64 and arm64): a ring's fd,
@@ -47,6 +56,12 @@ describe('sandbox (process isolation)', () => {
     addressSpaceLimit: (seen) => expect(String(seen.limits)).not.toContain('unlimited'),
     noNewPrivileges: (seen) => expect(seen.nnp).toBe(true),
     syscallFilter: (seen) => expect(seen.seccomp).toBe(true),
+    privateTmp: (seen) => {
+      const tmp = seen.tmp as { marker: string; big: string; fstypes: string[] };
+      expect(tmp.fstypes.at(-1)).toBe('tmpfs');
+      expect(tmp.big).toBe('ENOSPC'); // 64 MiB each, not the machine's disk
+      expect(existsSync(tmp.marker)).toBe(false); // the server's /tmp never saw it
+    },
   };
   for (const [layer, check] of Object.entries(observations) as [keyof typeof layers, (seen: Record<string, unknown>) => void][]) {
     const name = layers[layer]
