@@ -8,7 +8,7 @@
 // Prints one line `READY {"control":port,"runtime":port,"pid":pid}` on stdout when both origins
 // answer, and shuts down cleanly (runtime drained, audit flushed, hosts stopped) on SIGTERM or
 // when its stdin closes, so that no executor host outlives a killed bench.
-import { loadConfig, withBoundPorts } from '../../src/config.ts';
+import { executorOptions, loadConfig, withBoundPorts } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/log.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
@@ -18,12 +18,7 @@ import { SERVER_BODY_CAP } from '../../src/http/body.ts';
 const source: Record<string, string | undefined> = { ...process.env, PORT: '0', RUNTIME_PORT: '0' };
 let config = loadConfig(source);
 const log = createLogger(config.LOG_LEVEL, 'bench-platform');
-const executor = await createExecutor({
-  isolation: config.COMPONENT_ISOLATION,
-  hosts: config.EXECUTOR_HOSTS,
-  memoryMb: config.EXECUTOR_MEMORY_MB,
-  log: (line) => log.info(line),
-});
+const executor = await createExecutor(executorOptions(config, (line) => log.info(line)));
 log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
 
 // Bind first (port 0), then tell the parts the URLs they were bound at.
