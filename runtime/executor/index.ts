@@ -57,6 +57,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<Executor
   for (const missing of plan.missing) log(`executor: sandbox layer unavailable: ${missing}`);
   const spares = Math.max(1, options.hosts ?? DEFAULT_HOSTS);
   const max = Math.max(spares, options.maxHosts ?? DEFAULT_MAX_HOSTS);
+  if (options.maxHosts !== undefined && options.maxHosts < spares) log(`executor: at most ${options.maxHosts} hosts asked for, but ${spares} spares: up to ${max} hosts`);
   const executor = await assembleExecutor({
     isolation: 'process',
     pool: { spares, max },

@@ -365,6 +365,8 @@ export class Dispatcher {
       else this.answer(p, failure(502, 'EXECUTOR_CRASHED', message));
     }
     this.drain();
+    // The host takes work again; idle, it is what a tenant waiting at the ceiling needs.
+    if (host.inflight === 0 && this.wanting.size > 0) this.options.hostsChanged();
   }
 
   private platformCall(host: HostEntry, p: RunPending, json: string): void {

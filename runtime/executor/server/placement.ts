@@ -62,6 +62,7 @@ export function pickHost(hosts: readonly HostEntry[], key: number, tenant: strin
       if (host.tenant === null && accepting(host) && !spare) spare = host;
       continue;
     }
+    if (host.retiring) continue;
     held++;
     // A host with a Worker that may not stop is about to be killed: send it nothing new.
     if (!accepting(host)) continue;
@@ -77,10 +78,10 @@ export function pickHost(hosts: readonly HostEntry[], key: number, tenant: strin
   return cold;
 }
 
-/** How many hosts `tenant` holds (retiring ones included: they still run its code). */
+/** How many hosts `tenant` holds, not counting those being stopped (they take no more of its work). */
 export function hostsOf(hosts: readonly HostEntry[], tenant: string): number {
   let n = 0;
-  for (const host of hosts) if (host.tenant === tenant) n++;
+  for (const host of hosts) if (host.tenant === tenant && !host.retiring) n++;
   return n;
 }
 

@@ -341,7 +341,9 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
       const s = executor.status();
       expect(s.isolation).toBe(label.startsWith('process') ? 'process' : 'worker');
       expect(s.hostsReady).toBe(s.hostsTotal);
-      expect(s.hostsSpare).toBeGreaterThanOrEqual(1);
+      // Process isolation keeps spares for workspaces without a host; worker isolation binds none.
+      if (s.isolation === 'process') expect(s.hostsSpare).toBeGreaterThanOrEqual(1);
+      else expect(s.hostsSpare).toBe(0);
     }, 15_000);
   });
 }

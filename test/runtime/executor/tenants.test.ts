@@ -100,6 +100,26 @@ describe('executor hosts per tenant (process isolation)', () => {
     expect(await hostOf('busy-4')).not.toBe('');
   }, 30_000);
 
+  test('a host freed by a stopped Worker goes to a tenant waiting at the ceiling', async () => {
+    // Three hosts in use: one runs a loop past its deadline, two sleep for 6 s; a fourth tenant
+    // waits (5 s deadline) and must get the looping tenant's host once that Worker is gone: Workers
+    // are evicted only after a minute here, so nothing else would free a host in time.
+    const own = await createExecutor({ isolation: 'process', hosts: 1, maxHosts: 3, hostsPerTenant: 1, log: () => {} });
+    try {
+      const spin = own.execute(request(ofTenant(node(`export default async () => { for (;;) {} }`), 'freed-spin'), { timeoutMs: 400 }));
+      const sleepers = ['freed-sleep-1', 'freed-sleep-2'].map((t) =>
+        own.execute(request(ofTenant(node(`export default async () => { await Bun.sleep(6000); return 'slept'; }`), t))),
+      );
+      await Bun.sleep(100);
+      const waiting = await own.execute(request(ofTenant(node(`export default async () => 'served'`), 'freed-waiting'), { timeoutMs: 5000 }));
+      expect(resultOf(waiting)).toBe('served');
+      expect(failureOf(await spin)).toMatchObject({ status: 504 });
+      expect((await Promise.all(sleepers)).map((o) => resultOf(o))).toEqual(['slept', 'slept']);
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
+
   test('idle hosts are stopped and the spares stay warm', async () => {
     expect(await waitFor(() => executor.status().hostsTotal === 1 && executor.status().hostsSpare === 1, IDLE_MS * 4 + 5000)).toBe(true);
     expect(executor.status().hostsReady).toBe(1);
