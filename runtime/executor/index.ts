@@ -69,7 +69,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<Executor
     workerIdleMs: options.workerIdleMs,
     verifyTimeoutMs: options.verifyTimeoutMs,
     launch: (name, events) => spawnProcessHost(plan.argv, name, events, log),
-    layers: commonLayers,
+    layers: (hellos) => commonLayers(hellos, plan.masked),
     log,
     cleanup: plan.cleanup,
   });

@@ -104,7 +104,9 @@ export interface SandboxLayers {
   noNewPrivileges: boolean;
   /** seccomp: no execve, no new processes, no ptrace/namespaces/mount/bpf (host/syscall-filter.ts). */
   syscallFilter: boolean;
-  /** /tmp (with /var/tmp and /dev/shm) is a small tmpfs of the host's own, not the machine's. */
+  /** SysV IPC and POSIX message queues of the host's own. */
+  ipcNamespace: boolean;
+  /** Every directory anyone may write (/tmp, /var/tmp, /dev/shm, …) is a small tmpfs of the host's own. */
   privateTmp: boolean;
 }
 

@@ -18,8 +18,9 @@ export interface HostHello {
   seccompFilter: boolean;
   /** Why the host runs without its syscall filter, when it does. */
   syscallFilterError?: string;
-  /** The mount on /tmp, when /tmp is a mount point of its own. */
-  tmpMount?: { id: number; fstype: string } | null;
+  ipcNs?: string | null;
+  /** Mount points of tmpfs mounts (the last mount on each) with their system-wide mount ids. */
+  tmpfsMounts?: Record<string, number>;
 }
 
 function read(path: string): string {
@@ -30,7 +31,7 @@ function read(path: string): string {
   }
 }
 
-export function namespaceOf(kind: 'net' | 'pid'): string | null {
+export function namespaceOf(kind: 'net' | 'pid' | 'ipc'): string | null {
   try {
     return readlinkSync(`/proc/self/ns/${kind}`);
   } catch {
@@ -39,18 +40,19 @@ export function namespaceOf(kind: 'net' | 'pid'): string | null {
 }
 
 /**
- * The last mount on /tmp in /proc/self/mountinfo ("id parent major:minor root mountpoint options
- * [optional fields] - fstype source options"), or null when /tmp is no mount point.
+ * The mount on each mount point (the last one, which is what a path reaches) from
+ * /proc/self/mountinfo ("id parent major:minor root mountpoint options [optional fields] - fstype
+ * source options"): its mount id (unique on the system) and file system type.
  */
-export function tmpMount(): { id: number; fstype: string } | null {
-  let found: { id: number; fstype: string } | null = null;
+export function mountPoints(): Map<string, { id: number; fstype: string }> {
+  const out = new Map<string, { id: number; fstype: string }>();
   for (const row of read('/proc/self/mountinfo').split('\n')) {
     const fields = row.split(' ');
-    if (fields[4] !== '/tmp') continue;
     const dash = fields.indexOf('-', 6);
-    if (dash !== -1) found = { id: Number(fields[0]), fstype: fields[dash + 1] ?? '' };
+    if (dash === -1 || fields[4] === undefined) continue;
+    out.set(fields[4], { id: Number(fields[0]), fstype: fields[dash + 1] ?? '' });
   }
-  return found;
+  return out;
 }
 
 /** Maps a uid through /proc/self/uid_map ("inside outside count" ranges) to the parent namespace. */
@@ -77,7 +79,8 @@ export function selfReport(syscallFilterError?: string): HostHello {
     addressSpaceLimit: limit === undefined || limit === 'unlimited' ? null : Number(limit),
     noNewPrivs: /^NoNewPrivs:\s+1/m.test(status),
     seccompFilter: /^Seccomp:\s+2/m.test(status),
-    tmpMount: tmpMount(),
+    ipcNs: namespaceOf('ipc'),
+    tmpfsMounts: Object.fromEntries([...mountPoints()].filter(([, m]) => m.fstype === 'tmpfs').map(([path, m]) => [path, m.id])),
     ...(syscallFilterError === undefined ? {} : { syscallFilterError }),
   };
 }

@@ -1,7 +1,7 @@
 // Which sandbox layers are really in force, judged from what the hosts saw from the inside
 // compared with the server's own view. Nothing here is assumed from the command line.
 import type { HostHello } from '../host/self-report.ts';
-import { namespaceOf, tmpMount } from '../host/self-report.ts';
+import { mountPoints, namespaceOf } from '../host/self-report.ts';
 import type { SandboxLayers } from '../types.ts';
 
 export const NO_LAYERS: SandboxLayers = {
@@ -12,12 +12,14 @@ export const NO_LAYERS: SandboxLayers = {
   addressSpaceLimit: false,
   noNewPrivileges: false,
   syscallFilter: false,
+  ipcNamespace: false,
   privateTmp: false,
 };
 
-const serverView = { netNs: namespaceOf('net'), pidNs: namespaceOf('pid'), uid: process.getuid?.() ?? -1, tmp: tmpMount() };
+const serverView = { netNs: namespaceOf('net'), pidNs: namespaceOf('pid'), ipcNs: namespaceOf('ipc'), uid: process.getuid?.() ?? -1, mounts: mountPoints() };
 
-export function observedLayers(hello: HostHello): SandboxLayers {
+/** @param masked the directories the sandbox plan gives each host a private tmpfs on */
+export function observedLayers(hello: HostHello, masked: readonly string[]): SandboxLayers {
   return {
     emptyEnv: hello.envCount === 0,
     // Unprivileged means: not root, and not the server's own user, as the server's namespace sees it.
@@ -27,15 +29,19 @@ export function observedLayers(hello: HostHello): SandboxLayers {
     addressSpaceLimit: hello.addressSpaceLimit !== null,
     noNewPrivileges: hello.noNewPrivs,
     syscallFilter: hello.seccompFilter === true,
-    // A tmpfs mounted on /tmp that is not the mount the server sees there (mount ids are system-wide).
-    privateTmp: hello.tmpMount?.fstype === 'tmpfs' && hello.tmpMount.id !== serverView.tmp?.id,
+    ipcNamespace: hello.ipcNs != null && hello.ipcNs !== serverView.ipcNs,
+    // On every such directory a tmpfs that is not the mount the server sees there (mount ids are system-wide).
+    privateTmp: masked.length > 0 && masked.every((dir) => {
+      const id = hello.tmpfsMounts?.[dir];
+      return id !== undefined && id !== serverView.mounts.get(dir)?.id;
+    }),
   };
 }
 
 /** A layer counts only if every host has it. */
-export function commonLayers(hellos: HostHello[]): SandboxLayers {
+export function commonLayers(hellos: HostHello[], masked: readonly string[]): SandboxLayers {
   if (hellos.length === 0) return { ...NO_LAYERS };
-  const all = hellos.map(observedLayers);
+  const all = hellos.map((hello) => observedLayers(hello, masked));
   const out = { ...NO_LAYERS };
   for (const key of Object.keys(out) as (keyof SandboxLayers)[]) out[key] = all.every((l) => l[key]);
   return out;

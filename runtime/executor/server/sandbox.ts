@@ -3,15 +3,21 @@
 // trivial command and builds the host command line from the layers that work. When the
 // unprivileged user cannot read the Bun binary or the host program, both are placed in a private
 // 0755 directory first.
-import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { JIT_HEADROOM_MB, PRIVATE_TMP_MB } from '../limits.ts';
+import { JIT_HEADROOM_MB } from '../limits.ts';
+import { isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
 
 export const UNPRIVILEGED_ID = 65534;
 
+/** Found once per process: the file system's layout does not change under a running server. */
+let maskedDirs: string[] | undefined;
+
 export interface SandboxPlan {
   argv: string[];
+  /** The world-writable directories each host gets a private tmpfs on (empty without the layer). */
+  masked: string[];
   /** Layers left out and why, for the start-up log. */
   missing: string[];
   /** Removes the private copy, if one was made. */
@@ -40,6 +46,8 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
     ...(isRoot ? [] : ['--user', `--map-user=${UNPRIVILEGED_ID}`, `--map-group=${UNPRIVILEGED_ID}`]),
     '--net',
     '--pid',
+    // SysV IPC and POSIX message queues: another namespace would share its segments with every host.
+    '--ipc',
     '--fork',
     '--kill-child',
     '--mount-proc',
@@ -63,24 +71,26 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   const priv = setpriv !== null && runs([setpriv, ...privArgs, '--', trueBin]);
   if (!priv) missing.push('unprivileged user / no_new_privs: setpriv not found or not permitted');
 
-  // Private temporary directories: mounted by a shell inside the new mount namespace, as root, before
-  // the user is dropped (an unprivileged user namespace loses its capabilities at exec).
+  // Private temporary directories (private-tmp.ts): mounted by a shell inside the new mount
+  // namespace, as root, before the user is dropped (an unprivileged user namespace loses its
+  // capabilities at exec).
   const sh = Bun.which('sh');
-  const mount = Bun.which('mount');
-  const tmpfs = namespaces && isRoot && sh !== null && mount !== null && Bun.which('env') !== null && runs([unshare!, ...nsArgs, '--', sh, '-c', privateTmpScript(''), 'executor-host', trueBin]);
-  if (!tmpfs) missing.push('private /tmp: needs root, a mount namespace, sh, env and mount');
+  const masked = (maskedDirs ??= worldWritableDirs());
+  let tmpfs = namespaces && isRoot && sh !== null && Bun.which('mount') !== null && Bun.which('env') !== null;
+  const test = Bun.which('test');
 
   let bun = process.execPath;
   let hostMain = HOST_MAIN;
   let cleanup = (): void => {};
-  const test = Bun.which('test');
   const readable =
     !isRoot ||
     !priv ||
     (test !== null &&
       runs([setpriv!, ...privArgs, '--', test, '-x', bun, ...HOST_FILES.flatMap((f) => ['-a', '-r', f])]) &&
       runs([setpriv!, ...privArgs, '--', bun, '--version']));
-  if (options.privateCopy || !readable) {
+  // Bun or the host program below a masked directory would vanish: a private copy is bound back.
+  const hidden = tmpfs && (isUnder(realpathSync(bun), masked) || isUnder(realpathSync(EXECUTOR_DIR), masked));
+  if (options.privateCopy || !readable || hidden) {
     const copy = makePrivateCopy();
     bun = copy.bun;
     hostMain = copy.hostMain;
@@ -88,44 +98,24 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   }
 
   const keep = bun === process.execPath ? '' : dirname(bun);
-  const argv = [
+  const prefix = (withTmpfs: boolean): string[] => [
     ...(namespaces ? [unshare!, ...nsArgs, '--'] : []),
-    ...(tmpfs ? [sh!, '-c', privateTmpScript(keep), 'executor-host'] : []),
+    ...(withTmpfs ? [sh!, '-c', maskScript(masked, keep), 'executor-host'] : []),
     ...(limit ? [prlimit!, asArg, '--'] : []),
     ...(priv ? [setpriv!, ...privArgs, '--'] : []),
+  ];
+  // The whole chain, as the host will run it: Bun and the host program still there to the host's user.
+  if (tmpfs && !(test !== null && runs([...prefix(true), test, '-x', bun, '-a', '-r', hostMain]))) tmpfs = false;
+  if (!tmpfs) missing.push('private /tmp: needs root, a mount namespace, sh, env and mount');
+  const argv = [
+    ...prefix(tmpfs),
     // --no-install: never try to fetch packages for a component's imports.
     bun,
     '--no-install',
     hostMain,
     ...(options.syscallFilter ? [] : ['--no-syscall-filter']),
   ];
-  return { argv, missing, cleanup };
-}
-
-/**
- * Mounts a small tmpfs on each world-writable temporary directory, then runs the rest of the command
- * line. `keep` (the private copy of Bun, itself under /tmp) is opened first and bound back, read-only,
- * at its path inside the new /tmp: --no-canonicalize keeps mount from resolving the descriptor's
- * link to the now hidden path.
- */
-function privateTmpScript(keep: string): string {
-  const quoted = `'${keep.replaceAll("'", "'\\''")}'`;
-  return [
-    'set -e',
-    `keep=${quoted}`,
-    'if [ -n "$keep" ]; then exec 9<"$keep"; fi',
-    'for d in /tmp /var/tmp /dev/shm; do',
-    `  if [ -d "$d" ] && [ ! -L "$d" ]; then mount -t tmpfs -o size=${PRIVATE_TMP_MB}m,mode=1777,nosuid,nodev tmpfs "$d"; fi`,
-    'done',
-    'if [ -n "$keep" ]; then',
-    '  mkdir -p "$keep"',
-    '  mount --no-canonicalize --bind /proc/self/fd/9 "$keep"',
-    '  mount -o remount,bind,ro "$keep"',
-    '  exec 9<&-',
-    'fi',
-    // The shell exported variables of its own (PWD): the host gets none.
-    'exec env -i "$@"',
-  ].join('\n');
+  return { argv, missing, masked: tmpfs ? masked : [], cleanup };
 }
 
 /** Copies (or hard-links) Bun and the executor's sources into a fresh root-owned 0755 directory. */

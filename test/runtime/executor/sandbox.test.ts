@@ -2,12 +2,16 @@
 // private copy, host crashes and replacement, orderly close, and that no host or process a
 // component started outlives the server.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
 import { alive, descendants, withArgs, waitUntil } from './fixtures/proc.ts';
-import { both, failureOf, node, request, resultOf } from './helpers.ts';
+import { worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
+import { baseInput, both, failureOf, node, request, resultOf } from './helpers.ts';
+
+/** What the sandbox masks on this machine: every directory anyone may write. */
+const writable = worldWritableDirs();
 
 const executor = await createExecutor({ isolation: 'process', hosts: 2, log: () => {} });
 const layers = executor.status().layers;
@@ -22,14 +26,16 @@ const inspect = both(`const fs = await import('node:fs'); const os = await impor
     nnp: fs.readFileSync('/proc/self/status', 'utf8').includes('NoNewPrivs:\\t1'),
     seccomp: fs.readFileSync('/proc/self/status', 'utf8').includes('Seccomp:\\t2'),
     cwd: process.cwd(),
+    ipcNs: fs.readlinkSync('/proc/self/ns/ipc'),
     tmp: (() => {
-      const marker = '/tmp/host-' + crypto.randomUUID();
-      fs.writeFileSync(marker, 'x');
-      let big = 'written';
-      try { fs.writeFileSync('/tmp/big', Buffer.alloc(80 * 1024 * 1024)); } catch (e) { big = e.code; }
-      fs.rmSync('/tmp/big', { force: true });
-      const fstypes = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\\n').filter((l) => l.split(' ')[4] === '/tmp').map((l) => l.split(' - ')[1].split(' ')[0]);
-      return { marker, big, fstypes };
+      const dirs = api.input().inputs.writable ?? [];
+      if (dirs.length === 0) return null;
+      const markers = dirs.map((d) => { const m = d + '/host-' + crypto.randomUUID(); try { fs.writeFileSync(m, 'x'); return m; } catch (e) { return 'failed ' + e.code; } });
+      // One quota for all of them: 40 MiB in the first and 40 MiB in the last cannot both fit.
+      const fill = (d) => { try { fs.writeFileSync(d + '/fill', Buffer.alloc(40 * 1024 * 1024)); return 'written'; } catch (e) { return e.code; } };
+      const fills = [fill(dirs[0]), fill(dirs.at(-1))];
+      for (const d of dirs) fs.rmSync(d + '/fill', { force: true });
+      return { markers, fills };
     })(),
   };`).node;
 
@@ -56,11 +62,14 @@ describe('sandbox (process isolation)', () => {
     addressSpaceLimit: (seen) => expect(String(seen.limits)).not.toContain('unlimited'),
     noNewPrivileges: (seen) => expect(seen.nnp).toBe(true),
     syscallFilter: (seen) => expect(seen.seccomp).toBe(true),
+    ipcNamespace: (seen) => expect(seen.ipcNs).not.toBe(readlinkSync('/proc/self/ns/ipc')),
     privateTmp: (seen) => {
-      const tmp = seen.tmp as { marker: string; big: string; fstypes: string[] };
-      expect(tmp.fstypes.at(-1)).toBe('tmpfs');
-      expect(tmp.big).toBe('ENOSPC'); // 64 MiB each, not the machine's disk
-      expect(existsSync(tmp.marker)).toBe(false); // the server's /tmp never saw it
+      const tmp = seen.tmp as { markers: string[]; fills: string[] };
+      expect(writable).toContain('/tmp');
+      expect(tmp.markers.every((m) => m.startsWith('/'))).toBe(true); // each directory took a file…
+      for (const m of tmp.markers) expect(existsSync(m)).toBe(false); // …that the server's never saw
+      // 64 MiB in all, not the machine's disk (with one directory found, both fills go to it).
+      expect(tmp.fills).toEqual(['written', 'ENOSPC']);
     },
   };
   for (const [layer, check] of Object.entries(observations) as [keyof typeof layers, (seen: Record<string, unknown>) => void][]) {
@@ -68,7 +77,7 @@ describe('sandbox (process isolation)', () => {
       ? `layer ${layer}: reported and observed from inside a host`
       : `layer ${layer} [skipped: missing on this machine, status() reports it as false]`;
     test.skipIf(!layers[layer])(name, async () => {
-      check(resultOf(await executor.execute(request(inspect))) as Record<string, unknown>);
+      check(resultOf(await executor.execute(request(inspect, { input: baseInput({ inputs: { writable } }) }))) as Record<string, unknown>);
     });
   }
 
@@ -109,6 +118,32 @@ describe('sandbox (process isolation)', () => {
     async () => {
       expect(resultOf(await executor.execute(request(both(IO_URING_SETUP).node)))).toBe(-1);
     },
+  );
+
+  test.skipIf(!layers.privateTmp)(
+    layers.privateTmp
+      ? 'an executor whose code lives below /tmp still starts hosts (its private /tmp would hide the code)'
+      : 'code below /tmp [skipped: sandbox layer "privateTmp" is missing on this machine]',
+    async () => {
+      const checkout = mkdtempSync(join(tmpdir(), 'checkout-under-tmp-'));
+      try {
+        chmodSync(checkout, 0o755);
+        const root = join(import.meta.dir, '..', '..', '..');
+        for (const dir of ['runtime', join('src', 'http')]) cpSync(join(root, dir), join(checkout, dir), { recursive: true });
+        const child = Bun.spawn([process.execPath, join(import.meta.dir, 'fixtures', 'run-one.ts'), join(checkout, 'runtime', 'executor', 'index.ts')], {
+          stdout: 'pipe',
+          stderr: 'pipe',
+        });
+        const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+        const report = JSON.parse(out.trim().split('\n').at(-1) || 'null') as { outcome: unknown; layers: Record<string, boolean> } | null;
+        expect(report, err).not.toBeNull();
+        expect(resultOf(report!.outcome as never)).toBe(7);
+        expect(report!.layers.privateTmp).toBe(true);
+      } finally {
+        rmSync(checkout, { recursive: true, force: true });
+      }
+    },
+    60_000,
   );
 
   test('hosts run with / as their working directory', async () => {

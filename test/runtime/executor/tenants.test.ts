@@ -4,6 +4,7 @@
 // These tests run the attack itself and check the pool that makes hosts per tenant affordable.
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createExecutor, type Executor } from '../../../runtime/executor/index.ts';
+import { worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
 import { failureOf, node, ofTenant, request, resultOf } from './helpers.ts';
 
 const IDLE_MS = 1500;
@@ -11,6 +12,7 @@ const executor: Executor = await createExecutor({
   isolation: 'process', hosts: 1, maxHosts: 3, hostsPerTenant: 1, workerIdleMs: IDLE_MS, log: () => {},
 });
 afterAll(() => executor.close());
+const layers = executor.status().layers;
 
 /** Which host process runs the code: its network namespace, else its start time (both per process). */
 const WHERE_AM_I = `export default async () => {
@@ -80,6 +82,39 @@ describe('executor hosts per tenant (process isolation)', () => {
     // The spy took lines (and their secrets) meant for its neighbours, or they went unanswered.
     expect(seen.includes(marker) || lost > 0).toBe(true);
   }, 20_000);
+
+  test.skipIf(!layers.privateTmp)(
+    layers.privateTmp
+      ? 'files one tenant leaves in any directory anyone may write are not there for another'
+      : 'files left in world-writable directories [skipped: sandbox layer "privateTmp" is missing on this machine]',
+    async () => {
+      const dirs = worldWritableDirs();
+      const name = `left-${crypto.randomUUID()}`;
+      const leave = node(`export default async () => { const fs = await import('node:fs');
+        return ${JSON.stringify(dirs)}.map((d) => { try { fs.writeFileSync(d + '/${name}', 'secret'); return 'left'; } catch (e) { return e.code; } }); }`);
+      const look = node(`export default async () => { const fs = await import('node:fs');
+        return ${JSON.stringify(dirs)}.map((d) => { try { return fs.readFileSync(d + '/${name}', 'utf8'); } catch (e) { return e.code; } }); }`);
+      expect(resultOf(await executor.execute(request(ofTenant(leave, 'leaves-files'))))).toEqual(dirs.map(() => 'left'));
+      expect(resultOf(await executor.execute(request(ofTenant(look, 'looks-for-files'))))).toEqual(dirs.map(() => 'ENOENT'));
+      // The same tenant's next invocation, in the same host, finds them: the test can see a file.
+      expect(resultOf(await executor.execute(request(ofTenant(look, 'leaves-files'))))).toEqual(dirs.map(() => 'secret'));
+    },
+  );
+
+  test.skipIf(!layers.ipcNamespace)(
+    layers.ipcNamespace
+      ? 'a SysV shared memory segment of one tenant is not visible to another'
+      : 'SysV shared memory [skipped: sandbox layer "ipcNamespace" is missing on this machine]',
+    async () => {
+      const key = 0x7e000000 + Math.floor(Math.random() * 0xffff);
+      const shmget = (flags: number) => node(`export default async () => { const { dlopen } = await import('bun:ffi');
+        const libc = dlopen('libc.so.6', { shmget: { args: ['i32', 'u64', 'i32'], returns: 'i32' } });
+        return libc.symbols.shmget(${key}, 4096, ${flags}); }`);
+      expect(resultOf(await executor.execute(request(ofTenant(shmget(0o1000 | 0o600), 'ipc-owner'))))).toBeGreaterThanOrEqual(0);
+      expect(resultOf(await executor.execute(request(ofTenant(shmget(0), 'ipc-owner'))))).toBeGreaterThanOrEqual(0);
+      expect(resultOf(await executor.execute(request(ofTenant(shmget(0), 'ipc-other'))))).toBe(-1);
+    },
+  );
 
   test('at the ceiling a new tenant takes the place of the least recently used idle host', async () => {
     for (const tenant of ['ceiling-1', 'ceiling-2', 'ceiling-3', 'ceiling-4']) {
