@@ -1,7 +1,8 @@
 // Hostile component code against the real runtime over HTTP, in sandboxed executor hosts: each
 // attempt fails or ends 502/504, the canary never leaves, and the next request is answered normally.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { hostVisibleDir } from './executor/helpers.ts';
 import { dirname, join } from 'node:path';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -11,13 +12,9 @@ let dbFile: string;
 
 beforeAll(async () => {
   process.env.PLATFORM_TEST_CANARY = CANARY;
-  // Where a deployment keeps it (hosts have a /tmp of their own), in a directory anyone may
-  // traverse: only the platform's own modes (data/ 0700, the file 0600) keep it from the hosts.
-  const dataDir = join(import.meta.dir, '..', '..', 'data');
-  mkdirSync(dataDir, { recursive: true });
-  const dir = mkdtempSync(join(dataDir, 'hostile-'));
-  chmodSync(dir, 0o755);
-  dbFile = join(dir, 'data', 'platform.db');
+  // Where hosts can see it (they have a /tmp of their own), in a directory anyone may traverse:
+  // only the platform's own modes (data/ 0700, the file 0600) keep it from the hosts.
+  dbFile = join(hostVisibleDir('hostile'), 'data', 'platform.db');
   s = await startStack({ DATABASE_URL: `sqlite:${dbFile}` }, { isolation: 'process' });
   await s.endpoint({ method: 'GET', path: '/ok', staticResponse: { status: 200, body: 'fine' } });
   const c = await s.api('POST', '/api/v1/components', { name: 'echo', kind: 'lowcode', elements: [{ name: 'v', code: 'return "alive";' }] });

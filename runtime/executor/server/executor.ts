@@ -10,8 +10,8 @@ import { HostPool, type Launch, type PoolSize } from './pool.ts';
 
 export interface AssembleOptions {
   isolation: 'process' | 'worker';
-  /** Spares kept warm, hosts at most, and what one host and one tenant may take. */
-  pool: PoolSize;
+  /** Spares kept warm and hosts at most; what one host and one tenant may take. */
+  pool: Omit<PoolSize, 'reclaimIdleMs'>;
   limits: PlacementLimits;
   workerIdleMs?: number;
   verifyTimeoutMs?: number;
@@ -32,7 +32,8 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
     hostsChanged: () => pool?.adjust(),
     log: options.log,
   });
-  pool = new HostPool(options.pool, options.launch, dispatcher, options.log);
+  // Well before idle eviction, which would stop the host anyway.
+  pool = new HostPool({ ...options.pool, reclaimIdleMs: Math.min(5000, idleMs / 4) }, options.launch, dispatcher, options.log);
   try {
     await pool.warm();
   } catch (err) {
@@ -46,7 +47,8 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
     // A host that ran a tenant's code never serves another tenant: once empty it goes, and the
     // pool keeps its spares.
     for (const host of empty) pool.retire(host, 'idle');
-    if (empty.length > 0) pool.adjust();
+    // Also brings back a spare at the ceiling from a host idle there for a while.
+    pool.adjust();
     pool.trimSpares();
   }, Math.max(50, Math.min(5000, idleMs / 2)));
   sweep.unref();

@@ -97,13 +97,14 @@ export function idleVictim(host: HostEntry): [number, Loaded] | undefined {
 
 /**
  * The host to stop so that another tenant can have one: the least recently used host bound to a
- * tenant with nothing in flight, preferring tenants that hold more than one host.
+ * tenant with nothing in flight (and, when given, none since `idleSince`), preferring tenants that
+ * hold more than one host.
  */
-export function retireCandidate(hosts: readonly HostEntry[]): HostEntry | undefined {
+export function retireCandidate(hosts: readonly HostEntry[], idleSince = Infinity): HostEntry | undefined {
   let best: HostEntry | undefined;
   let bestShared = false;
   for (const host of hosts) {
-    if (host.tenant === null || host.inflight > 0 || !accepting(host)) continue;
+    if (host.tenant === null || host.inflight > 0 || !accepting(host) || host.lastUsed > idleSince) continue;
     const shared = hostsOf(hosts, host.tenant) > 1;
     if (!best || (shared && !bestShared) || (shared === bestShared && host.lastUsed < best.lastUsed)) {
       best = host;

@@ -18,6 +18,11 @@ export interface PoolSize {
   spares: number;
   /** Hosts running at most (spares included). */
   max: number;
+  /**
+   * At the ceiling, a tenant's host idle this long gives its place to a spare: a spare lets the
+   * next new tenant start at once instead of waiting for a host to start.
+   */
+  reclaimIdleMs: number;
 }
 
 export class HostPool {
@@ -71,10 +76,12 @@ export class HostPool {
     const forWaiting = this.dispatcher.wanting.size - available;
     for (let i = 0; i < Math.max(forSpares, forWaiting); i++) {
       if (this.total >= this.size.max) {
-        // Room for a tenant that waits is worth another tenant's idle host; a spare is not.
-        const victim = i < forWaiting ? retireCandidate(this.dispatcher.hosts) : undefined;
+        // Room for a tenant that waits is worth any other tenant's idle host; a spare, only one
+        // that has been idle for a while.
+        const waiting = i < forWaiting;
+        const victim = retireCandidate(this.dispatcher.hosts, waiting ? Infinity : performance.now() - this.size.reclaimIdleMs);
         if (!victim) return;
-        this.retire(victim, 'making room for another tenant');
+        this.retire(victim, waiting ? 'making room for another tenant' : 'idle at the ceiling; its place goes to a spare');
       }
       void this.startOne();
     }

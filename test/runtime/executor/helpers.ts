@@ -1,5 +1,8 @@
 // Builders shared by the executor tests: requests, revisions and outcome accessors.
+import { mkdirSync, mkdtempSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CodeRevision, ComponentInput, ExecutionOutcome, ExecutionRequest } from '../../../runtime/executor/index.ts';
+import { isUnder, worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
 
 let serial = 0;
 
@@ -61,4 +64,18 @@ export function resultOf(outcome: ExecutionOutcome, name = 'default'): unknown {
 export function failureOf(outcome: ExecutionOutcome): Extract<ExecutionOutcome, { kind: 'failed' }> {
   if (outcome.kind !== 'failed') throw new Error(`expected a failure, got ${JSON.stringify(outcome).slice(0, 500)}`);
   return outcome;
+}
+
+/**
+ * A fresh directory, traversable by anyone, where a host can see what the test puts: under the
+ * checkout's (ignored) data/, as a deployment's database is, unless the checkout lies below a
+ * directory hosts get a private tmpfs on (a CI clone in /tmp); then under /run (root only).
+ */
+export function hostVisibleDir(label: string): string {
+  const data = join(import.meta.dir, '..', '..', '..', 'data');
+  const base = isUnder(data, worldWritableDirs()) ? '/run' : data;
+  mkdirSync(base, { recursive: true });
+  const dir = mkdtempSync(join(base, `${label}-`));
+  chmodSync(dir, 0o755);
+  return dir;
 }

@@ -2,20 +2,17 @@
 // leaves, the attempt fails or the invocation ends with 502/504, and the next invocation works.
 // Where this machine lacks a sandbox layer, the affected test is skipped and says which layer.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createExecutor, type ExecutionOutcome } from '../../../runtime/executor/index.ts';
-import { both, failureOf, node, request, resultOf } from './helpers.ts';
+import { both, failureOf, hostVisibleDir, node, request, resultOf } from './helpers.ts';
 
 const CANARY = `canary-${crypto.randomUUID()}`;
 process.env.EXECUTOR_TEST_CANARY = CANARY;
 
-// A root-only file standing in for the database file, in a directory anyone may traverse: under
-// the checkout's (ignored) data/, as the database is, since hosts have a /tmp of their own.
-const dataDir = join(import.meta.dir, '..', '..', '..', 'data');
-mkdirSync(dataDir, { recursive: true });
-const canaryDir = mkdtempSync(join(dataDir, 'executor-hostile-'));
-chmodSync(canaryDir, 0o755);
+// A root-only file standing in for the database file, in a directory anyone may traverse and hosts
+// can see (they have a /tmp of their own).
+const canaryDir = hostVisibleDir('executor-hostile');
 const canaryFile = join(canaryDir, 'platform.db');
 writeFileSync(canaryFile, CANARY);
 chmodSync(canaryFile, 0o600);

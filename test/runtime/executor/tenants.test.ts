@@ -155,6 +155,23 @@ describe('executor hosts per tenant (process isolation)', () => {
     }
   }, 30_000);
 
+  test('at the ceiling a host idle for a while gives its place to a spare, so a new tenant does not wait for a start', async () => {
+    // Idle eviction after 4 s; a host idle 1 s at the ceiling makes way for a spare (checked every 2 s).
+    const own = await createExecutor({ isolation: 'process', hosts: 1, maxHosts: 2, hostsPerTenant: 1, workerIdleMs: 4000, log: () => {} });
+    try {
+      const hostA = String(resultOf(await own.execute(request(ofTenant(whereAmI, 'reclaim-a')))));
+      expect(await waitFor(() => own.status().hostsSpare === 1)).toBe(true);
+      resultOf(await own.execute(request(ofTenant(whereAmI, 'reclaim-b'))));
+      expect(own.status()).toMatchObject({ hostsTotal: 2, hostsSpare: 0 }); // the ceiling, no spare
+      expect(await waitFor(() => own.status().hostsSpare === 1 && own.status().hostsReady === 2, 3500)).toBe(true);
+      expect(own.status().hostsTotal).toBe(2);
+      // The spare is ready for a third tenant, in a process of its own.
+      expect(String(resultOf(await own.execute(request(ofTenant(whereAmI, 'reclaim-c')))))).not.toBe(hostA);
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
+
   test('idle hosts are stopped and the spares stay warm', async () => {
     expect(await waitFor(() => executor.status().hostsTotal === 1 && executor.status().hostsSpare === 1, IDLE_MS * 4 + 5000)).toBe(true);
     expect(executor.status().hostsReady).toBe(1);
