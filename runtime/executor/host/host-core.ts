@@ -32,6 +32,8 @@ export class HostCore {
   /** The Worker currently serving each revision; a terminated one leaves this map at once. */
   private readonly slots = new Map<number, Slot>();
   private readonly byId = new Map<number, Slot>();
+  /** Workers terminated but not yet closed: their invocations are reported when they close. */
+  private readonly ending = new Set<Slot>();
   private dirty: Slot[] = [];
 
   /**
@@ -89,7 +91,9 @@ export class HostCore {
         const rev = field(text, 0);
         const token = field(text, 1);
         const slot = this.slots.get(rev);
+        const ending = slot ? undefined : this.endingFor(rev);
         if (slot) this.terminate(slot, 'killing', token);
+        else if (ending) ending.killTokens.push(token); // acknowledged when it has closed
         else this.emit(line('k', [token]));
         return;
       }
@@ -186,12 +190,24 @@ export class HostCore {
     }
     if (slot.state === 'live' || state === 'killing') slot.state = state;
     if (this.slots.get(slot.rev) === slot) this.slots.delete(slot.rev);
+    this.ending.add(slot);
     slot.worker.terminate();
+  }
+
+  /**
+   * A Worker of the revision still closing (replaced after running out of memory, say): a kill of
+   * the revision is acknowledged once it has closed and reported what it held, not before.
+   */
+  private endingFor(rev: number): Slot | undefined {
+    let found: Slot | undefined;
+    for (const slot of this.ending) if (slot.rev === rev) found = slot;
+    return found;
   }
 
   private closed(slot: Slot): void {
     if (slot.closed) return;
     slot.closed = true;
+    this.ending.delete(slot);
     if (this.slots.get(slot.rev) === slot) this.slots.delete(slot.rev);
     const out: string[] = [];
     if (slot.ids.size > 0) {
