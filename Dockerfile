@@ -28,6 +28,8 @@ ENV NODE_ENV=production \
     MIMALLOC_PURGE_DELAY=-1
 VOLUME ["/data"]
 EXPOSE 8080 8081
+# Not root: hosts run in a user namespace (needs unprivileged user namespaces, or a seccomp profile
+# allowing unshare), and /readyz reports the private-/tmp layer missing; it needs the server as root.
 USER platform
 HEALTHCHECK --interval=15s --timeout=3s CMD bun -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
