@@ -7,6 +7,7 @@ import { operationId } from '../src/http/oid.ts';
 import { ProblemError, databaseUnavailable, problemResponse } from '../src/http/problem.ts';
 import { isDatabaseUnavailable } from '../src/db/errors.ts';
 import type { Logger } from '../src/lib/log.ts';
+import { HOST_WAIT_LIMIT_MS } from './executor/limits.ts';
 import type { Executor } from './executor/types.ts';
 import type { IndexHolder } from './index/holder.ts';
 import type { CompiledEndpoint } from './index/compiled.ts';
@@ -35,11 +36,11 @@ export interface RequestTimeouts {
 }
 
 /**
- * Seconds a connection may sit silent while its invocation runs: the deadline, plus room for the
- * Worker stop grace and the answer. Bun's default (10 s) would otherwise close the connection of
+ * Seconds a connection may sit silent while its invocation runs: the deadline, plus a wait for a
+ * host to start (HOST_WAIT_LIMIT_MS), plus room for the Worker stop grace and the answer. Bun's default (10 s) would otherwise close the connection of
  * a component still inside its deadline, with no response at all.
  */
-const idleSecondsFor = (timeoutMs: number): number => Math.ceil(timeoutMs / 1000) + 5;
+const idleSecondsFor = (timeoutMs: number): number => Math.ceil((timeoutMs + HOST_WAIT_LIMIT_MS) / 1000) + 5;
 
 const NO_BODY: ParsedBody = { kind: 'none' };
 

@@ -24,6 +24,13 @@ export const WORKER_STOP_GRACE_MS = 1000;
 /** A stopping host gets this long to exit after the stop message before SIGKILL. */
 export const HOST_STOP_GRACE_MS = 500;
 
+/**
+ * How long an invocation may wait for a host of its own to start (its workspace has none yet and
+ * every spare is taken); its deadline counts from when it reaches a Worker. A call that waits
+ * because its workspace's hosts are busy counts the wait against its deadline instead.
+ */
+export const HOST_WAIT_LIMIT_MS = 10_000;
+
 /** A starting host must say hello within this. */
 export const HOST_START_TIMEOUT_MS = 15_000;
 

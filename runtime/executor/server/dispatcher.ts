@@ -3,7 +3,7 @@
 // can take it (asking the pool for a host when the tenant may have another), enforces deadlines (answer 504, terminate
 // the Worker, kill the host if the Worker will not stop), serves api.platform calls, and turns
 // every host death into explicit failures. Never retries.
-import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, WORKER_STOP_GRACE_MS } from '../limits.ts';
+import { HOST_WAIT_LIMIT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, WORKER_STOP_GRACE_MS } from '../limits.ts';
 import type { CodeRevision, ExecutionOutcome, ExecutionRequest, VerifyOutcome } from '../types.ts';
 import { eachLine, field, line, payload } from '../wire/lines.ts';
 import { decodeOutcome, decodeVerify, failure } from './decode.ts';
@@ -27,6 +27,8 @@ interface Base {
   loaded: Loaded | null;
   /** performance.now() value after which the invocation has failed its deadline. */
   deadline: number;
+  /** Queued for a host of its own to start: the deadline restarts when it is dispatched. */
+  awaitingHost: boolean;
   answered: boolean;
   queued: boolean;
   timeoutMs: number;
@@ -88,7 +90,7 @@ export class Dispatcher {
     const timeoutMs = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, Math.floor(request.timeoutMs) || MIN_TIMEOUT_MS));
     const p: RunPending = {
       kind: 'run', id: this.nextId++, secret: newSecret(), entry: this.revisions.entry(request.revision), host: null, loaded: null,
-      deadline: 0, answered: false, queued: false, timeoutMs, request, resolve,
+      deadline: 0, awaitingHost: false, answered: false, queued: false, timeoutMs, request, resolve,
     };
     this.start(p);
     return promise;
@@ -98,7 +100,7 @@ export class Dispatcher {
     const { promise, resolve } = Promise.withResolvers<VerifyOutcome>();
     const p: VerifyPending = {
       kind: 'verify', id: this.nextId++, secret: newSecret(), entry: this.revisions.transient(revision), host: null, loaded: null,
-      deadline: 0, answered: false, queued: false, timeoutMs: this.options.verifyTimeoutMs, resolve,
+      deadline: 0, awaitingHost: false, answered: false, queued: false, timeoutMs: this.options.verifyTimeoutMs, resolve,
     };
     this.start(p);
     return promise;
@@ -182,6 +184,12 @@ export class Dispatcher {
     }
     p.queued = true;
     this.queue.push(p);
+    // Waiting for a host to start is not the component's run time ("maximum runtime"): it gets
+    // its own, longer, allowance, and the deadline starts over at dispatch.
+    if (held === 0 && this.options.limits.bindTenants) {
+      p.awaitingHost = true;
+      p.deadline = performance.now() + Math.max(p.timeoutMs, HOST_WAIT_LIMIT_MS);
+    }
     if (this.mayTakeAnother(p.entry.tenant)) {
       this.wanting.add(p.entry.tenant);
       this.options.hostsChanged();
@@ -195,6 +203,10 @@ export class Dispatcher {
 
   private dispatch(p: Pending, host: HostEntry): void {
     const key = p.entry.key;
+    if (p.awaitingHost) {
+      p.awaitingHost = false;
+      p.deadline = performance.now() + p.timeoutMs;
+    }
     const bound = host.tenant === null && this.options.limits.bindTenants;
     if (bound) {
       host.tenant = p.entry.tenant;
@@ -317,7 +329,7 @@ export class Dispatcher {
       p.queued = false;
       const tenant = p.entry.tenant;
       if (this.wanting.has(tenant) && !this.queue.some((q) => q.entry.tenant === tenant)) this.wanting.delete(tenant);
-      const message = `no executor host became available within ${p.timeoutMs} ms`;
+      const message = `no executor host became available within ${p.awaitingHost ? Math.max(p.timeoutMs, HOST_WAIT_LIMIT_MS) : p.timeoutMs} ms`;
       if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
       else this.answer(p, failure(504, 'EXECUTION_TIMEOUT', message));
       return;
