@@ -18,7 +18,8 @@ export function runtimeFetch(invoker: Invoker, readiness: () => Promise<RuntimeR
   // Not async: an invocation answered without waiting returns its Response, not a promise.
   return (request: Request, server?: RequestTimeouts): Response | Promise<Response> => {
     const oid = operationId(request.headers.get('x-svc-oid'));
-    if (request.method === 'GET') {
+    // HEAD as GET (the server sends no body), as on the control plane.
+    if (request.method === 'GET' || request.method === 'HEAD') {
       const { pathname } = splitUrl(request.url);
       if (pathname === '/healthz') return health(200, { status: 'ok' }, oid);
       if (pathname === '/readyz') return readyz(oid);

@@ -519,8 +519,9 @@ function expectation(req: RawRequest): Expectation {
   const url = new URL('http://h' + req.target);
   const pathname = url.pathname;
   const search = url.search.slice(1);
-  if (req.method === 'GET' && pathname === '/healthz') return { matched: false, outcome: { status: 200, json: { status: 'ok' } } };
-  if (req.method === 'GET' && pathname === '/readyz') return { matched: false, outcome: { status: 200, more: (b) => expect(b.status).toBe('ready') } };
+  const probe = req.method === 'GET' || req.method === 'HEAD';
+  if (probe && pathname === '/healthz') return { matched: false, outcome: { status: 200, json: { status: 'ok' } } };
+  if (probe && pathname === '/readyz') return { matched: false, outcome: { status: 200, more: (b) => expect(b.status).toBe('ready') } };
   const auth = authOutcome(req);
   if (auth === 'unauthenticated') return { matched: false, outcome: { status: 401, code: 'UNAUTHORIZED' } };
   if (auth === 'forbidden') return { matched: false, outcome: { status: 403, code: 'FORBIDDEN' } };

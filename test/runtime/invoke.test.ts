@@ -87,6 +87,18 @@ describe('headers, 404 and authentication', () => {
     expect((await s.invoke('GET', '/cached-key', { key: revoked.body.key })).status).toBe(401);
   });
 
+  test('/healthz and /readyz answer GET and HEAD without a credential (HEAD with no body)', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const get = await fetch(s.runtimeUrl + path);
+      expect(get.status).toBe(200);
+      expect(get.headers.get('x-svc-oid')).toBeTruthy();
+      const head = await fetch(s.runtimeUrl + path, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('application/json');
+      expect(await head.text()).toBe('');
+    }
+  });
+
   test('the runtime never serves control-plane paths', async () => {
     expect((await s.invoke('GET', '/api/v1/me')).status).toBe(404);
   });
