@@ -36,7 +36,7 @@ export class AgentService {
     const clean = stripIgnoredFields(body) as AgentCreateBody;
     const ownerType: OwnerType = clean.ownerType ?? (clean.ownerId ? 'USER' : principal.kind === 'SERVICE_ACCOUNT' ? 'SERVICE_ACCOUNT' : 'USER');
     const ownerId = clean.ownerId ?? principal.id;
-    await this.assertReferences({ ownerId, ownerType, serviceAccountUserId: clean.serviceAccountUserId ?? null }, {
+    await this.assertReferences({ workspaceId, ownerId, ownerType, serviceAccountUserId: clean.serviceAccountUserId ?? null }, {
       owner: clean.ownerId !== undefined || clean.ownerType !== undefined,
       serviceAccount: clean.serviceAccountUserId !== undefined,
     });
@@ -103,7 +103,7 @@ export class AgentService {
 
       const changes = this.changesFrom(agent, fields);
       await this.assertReferences(
-        { ownerId: changes.ownerId ?? agent.ownerId, ownerType: changes.ownerType ?? agent.ownerType, serviceAccountUserId: changes.serviceAccountUserId ?? null },
+        { workspaceId: agent.workspaceId, ownerId: changes.ownerId ?? agent.ownerId, ownerType: changes.ownerType ?? agent.ownerType, serviceAccountUserId: changes.serviceAccountUserId ?? null },
         { owner: fields.ownerId !== undefined || fields.ownerType !== undefined, serviceAccount: fields.serviceAccountUserId !== undefined },
       );
       const updated = await this.deps.agents.compareAndSet(id, agent.version, changes);
@@ -142,16 +142,21 @@ export class AgentService {
     return changes;
   }
 
-  /** ownerId must name a principal or group of ownerType; serviceAccountUserId an active service account with platform access. */
+  /**
+   * ownerId must name a principal or group of ownerType; serviceAccountUserId an active service
+   * account with platform access. A user or service account must belong to the agent's workspace
+   * (or be INSTANCE_ADMIN): one that cannot see the agent is not a usable owner or account.
+   */
   private async assertReferences(
-    refs: { ownerId: string; ownerType: OwnerType; serviceAccountUserId: string | null },
+    refs: { workspaceId: string; ownerId: string; ownerType: OwnerType; serviceAccountUserId: string | null },
     changed: { owner: boolean; serviceAccount: boolean },
   ): Promise<void> {
     const errors: Violation[] = [];
     if (changed.owner) {
-      const owner = await this.owner(refs.ownerId, refs.ownerType);
+      const owner = await this.owner(refs.ownerId, refs.ownerType, refs.workspaceId);
       if (owner === 'missing') errors.push({ pointer: '/ownerId', message: `No ${refs.ownerType} with id ${refs.ownerId}` });
       else if (owner === 'inactive') errors.push({ pointer: '/ownerId', message: `The ${refs.ownerType} ${refs.ownerId} is disabled or inactive` });
+      else if (owner === 'elsewhere') errors.push({ pointer: '/ownerId', message: `The ${refs.ownerType} ${refs.ownerId} is not a member of the agent's workspace` });
     }
     if (changed.serviceAccount && refs.serviceAccountUserId !== null) {
       const account = await this.deps.principals.get(refs.serviceAccountUserId);
@@ -159,17 +164,23 @@ export class AgentService {
         errors.push({ pointer: '/serviceAccountUserId', message: 'No service account with this id' });
       } else if (!account.active || !account.platformAccess) {
         errors.push({ pointer: '/serviceAccountUserId', message: 'The service account must be active and have platform access' });
+      } else if (!inWorkspace(account, refs.workspaceId)) {
+        errors.push({ pointer: '/serviceAccountUserId', message: 'The service account is not a member of the agent\'s workspace' });
       }
     }
     if (errors.length > 0) throw new ProblemError(422, 'VALIDATION_FAILED', errors[0]!.message, { errors });
   }
 
-  /** An owner must exist with that type and, for a user or service account, be active (DESIGN §4: "usable"). */
-  private async owner(id: string, type: OwnerType): Promise<'usable' | 'missing' | 'inactive'> {
+  /**
+   * An owner must exist with that type and, for a user or service account, be active and see the
+   * agent's workspace (DESIGN §4: "usable").
+   */
+  private async owner(id: string, type: OwnerType, workspaceId: string): Promise<'usable' | 'missing' | 'inactive' | 'elsewhere'> {
     if (type === 'GROUP') return (await this.deps.groups.get(id)) !== null ? 'usable' : 'missing';
     const principal = await this.deps.principals.get(id);
     if (principal === null || principal.kind !== type) return 'missing';
-    return principal.active ? 'usable' : 'inactive';
+    if (!principal.active) return 'inactive';
+    return inWorkspace(principal, workspaceId) ? 'usable' : 'elsewhere';
   }
 }
 

@@ -234,6 +234,25 @@ describe('ownership, roles and workspaces', () => {
     }
     expect((await patch(a.id, { ownerId: ids.plain, ownerType: 'USER' })).status).toBe(200);
   });
+
+  test('an owner or execution account from another workspace is not usable: 422 at its pointer, nothing stored', async () => {
+    const a = await newAgent();
+    const before = await stored(a.id);
+    const sa = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'far', roles: [], platformAccess: true, workspaceIds: [otherWorkspace] } });
+    for (const [body, pointer] of [
+      [{ ownerId: ids.outsider, ownerType: 'USER' }, '/ownerId'],
+      [{ serviceAccountUserId: sa.body.id }, '/serviceAccountUserId'],
+    ] as const) {
+      const r = await patch(a.id, body);
+      expect(r.status).toBe(422);
+      expect(r.body).toMatchObject({ errors: [{ pointer }] });
+    }
+    const created = await p.json('POST', '/api/v1/agents', { key: keys.owner, body: { name: 'B', ownerId: ids.outsider, ownerType: 'USER' } });
+    expect(created.status).toBe(422);
+    expect(await stored(a.id)).toBe(before);
+    // The same owner in the agent's workspace is fine.
+    expect((await patch(a.id, { ownerId: ids.agentuser, ownerType: 'USER' })).status).toBe(200);
+  });
 });
 });
 
