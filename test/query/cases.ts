@@ -148,6 +148,10 @@ export const THING_CASES: Case[] = [
   ], meta: { count: 3 } },
   { name: 'groupBy alone lists the groups', resource: 'things', q: 'groupBy=active', rows: [{ active: false }, { active: true }, { active: null }] },
   { name: 'aggregate over the whole set', resource: 'things', q: `fields=${j([{ fn: 'count', as: 'n' }, { fn: 'max', args: ['rank'], as: 'top' }])}&count=true`, rows: [{ n: 6, top: 10 }], meta: { count: 1 } },
+  // min/max of a JSON path follow its sort: numbers first (numerically), then other values by text.
+  { name: 'min/max of a JSON path compare numbers as numbers', resource: 'things', q: `filter=${j({ field: 'meta.size', op: 'gt', value: 0 })}&fields=${j([{ fn: 'min', args: ['meta.size'], as: 'lo' }, { fn: 'max', args: ['meta.size'], as: 'hi' }])}`, rows: [{ lo: 3, hi: 10 }] },
+  { name: 'min/max of a JSON path holding numbers and a string: least number, greatest string', resource: 'things', q: `fields=${j([{ fn: 'min', args: ['meta.size'], as: 'lo' }, { fn: 'max', args: ['meta.size'], as: 'hi' }])}`, rows: [{ lo: 3, hi: '3' }] },
+  { name: 'min/max of a JSON path holding strings', resource: 'things', q: `fields=${j([{ fn: 'min', args: ['meta.color'], as: 'lo' }, { fn: 'max', args: ['meta.color'], as: 'hi' }, { fn: 'max', args: ['meta.nothing'], as: 'none' }])}`, rows: [{ lo: 'blue', hi: 'red', none: null }] },
   { name: 'groupBy a JSON path groups its text', resource: 'things', q: `groupBy=meta.color&fields=${j(['meta.color', { fn: 'count', as: 'n' }])}`, rows: [
     { 'meta.color': 'blue', n: 1 }, { 'meta.color': 'green', n: 1 }, { 'meta.color': 'red', n: 2 }, { 'meta.color': null, n: 2 },
   ] },

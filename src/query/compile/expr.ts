@@ -21,6 +21,8 @@ export interface Typed {
   aggregate: boolean;
   /** JSON face, when the value is JSON (for jsonExtract and JSON casts). */
   json?: SQL;
+  /** JSON paths: the value as a number when it is a JSON number (see Operand.number). */
+  number?: SQL;
 }
 
 const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
@@ -80,6 +82,7 @@ export function compileExpr(scope: Scope, e: Expr, inAggregate = false): Typed {
       const op = scope.resolve(e.name, e.at);
       const typed: Typed = { sql: op.sql, type: op.type, nullable: op.nullable, aggregate: false };
       if (op.json) typed.json = op.json;
+      if (op.number) typed.number = op.number;
       return typed;
     }
     case 'star':
@@ -130,6 +133,20 @@ function arity(e: Extract<Expr, { kind: 'fn' }>, n: number): void {
   if (e.args.length !== n) fail(e.at, `${e.fn} takes ${n} argument${n === 1 ? '' : 's'}`);
 }
 
+/**
+ * min/max of a JSON path, in the order its sort uses (numbers first, numerically, then the other
+ * values by text): the least number if there is one, else the least text; the greatest non-number
+ * text if there is one, else the greatest number. A JSON value, so a number stays a number.
+ */
+function jsonPathExtreme(dialect: Scope['ctx']['dialect'], fn: 'min' | 'max', num: SQL, text: SQL): Typed {
+  const other = sql`(CASE WHEN ${num} IS NULL THEN ${text} END)`;
+  const value =
+    fn === 'min'
+      ? sql`(CASE WHEN COUNT(${num}) > 0 THEN ${dialect.toJson(sql`MIN(${num})`, 'number')} ELSE ${dialect.toJson(sql`MIN(${text})`, 'string')} END)`
+      : sql`(CASE WHEN COUNT(${other}) > 0 THEN ${dialect.toJson(sql`MAX(${other})`, 'string')} ELSE ${dialect.toJson(sql`MAX(${num})`, 'number')} END)`;
+  return { sql: value, type: 'json', nullable: true, aggregate: true };
+}
+
 function compileFn(scope: Scope, e: Extract<Expr, { kind: 'fn' }>, inAggregate: boolean): Typed {
   const { ctx } = scope;
   const { dialect, resource } = ctx;
@@ -145,6 +162,7 @@ function compileFn(scope: Scope, e: Extract<Expr, { kind: 'fn' }>, inAggregate: 
     if (!argExpr) return fail(e.at, `${fn} takes 1 argument`);
     const arg = compileExpr(scope, argExpr, true);
     if (fn === 'count') return { sql: sql`COUNT(${arg.sql})`, type: 'integer', nullable: false, aggregate: true };
+    if ((fn === 'min' || fn === 'max') && arg.number) return jsonPathExtreme(dialect, fn, arg.number, arg.sql);
     if (fn === 'min' || fn === 'max') {
       if (!ORDERABLE.includes(arg.type)) return fail(e.at, `${fn} does not apply to ${arg.type}`);
       return { sql: fn === 'min' ? sql`MIN(${arg.sql})` : sql`MAX(${arg.sql})`, type: arg.type, nullable: true, aggregate: true };

@@ -61,6 +61,10 @@ export const postgres: SqlDialect = {
     return sql`jsonb_extract_path_text(${doc}, ${pathArgs(path)})`;
   },
 
+  toJson(value) {
+    return sql`to_jsonb(${value})`;
+  },
+
   jsonNumber(doc, path) {
     return sql`(CASE WHEN jsonb_typeof(jsonb_extract_path(${doc}, ${pathArgs(path)})) = 'number' THEN CAST(jsonb_extract_path_text(${doc}, ${pathArgs(path)}) AS double precision) END)`;
   },

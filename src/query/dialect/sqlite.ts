@@ -47,6 +47,11 @@ export const sqlite: SqlDialect = {
     return sql`(CASE json_type(${doc}, ${p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(${doc}, ${p}) AS TEXT) END)`;
   },
 
+  toJson(value, from) {
+    // A number decodes as itself; a text goes quoted, so that "true" or "3" stay strings.
+    return from === 'number' ? value : sql`json_quote(${value})`;
+  },
+
   jsonNumber(doc, path) {
     const p = sqlitePath(path);
     return sql`(CASE WHEN json_type(${doc}, ${p}) IN ('integer', 'real') THEN json_extract(${doc}, ${p}) END)`;
