@@ -4,8 +4,10 @@
 // surface (ptrace, namespaces, mount, bpf, perf events, userfaultfd, keyrings), and no new Unix
 // sockets: the network namespace leaves no interface to reach, but a socket on the file system (a
 // database's, say) would still connect. io_uring is refused too, as its socket and file operations
-// never pass through this filter. The host's channel to the server is a socket it inherits, so it
-// keeps working. Threads stay
+// never pass through this filter, and so is memfd_create: memory written to such a file counts
+// against neither the address-space limit nor any process's resident size, so the kernel's
+// out-of-memory killer would pick an innocent process (another workspace's host) for it. The
+// host's channel to the server is a socket it inherits, so it keeps working. Threads stay
 // allowed, so Bun Workers start as before. Calls through `bun:ffi` (a component may dlopen libc)
 // meet the same filter, since it is the kernel that enforces it. The filter is irrevocable and
 // applies to every thread of the host (TSYNC) and to anything they could start.
@@ -29,8 +31,8 @@ const ARCHES: Record<string, Arch> = {
     seccomp: 317,
     // execve, execveat, fork, vfork, ptrace, unshare, setns, mount, umount2, pivot_root, bpf,
     // perf_event_open, userfaultfd, keyctl, add_key, request_key, process_vm_readv/writev,
-    // io_uring_setup
-    denied: [59, 322, 57, 58, 101, 272, 308, 165, 166, 155, 321, 298, 323, 250, 248, 249, 310, 311, 425],
+    // io_uring_setup, memfd_create
+    denied: [59, 322, 57, 58, 101, 272, 308, 165, 166, 155, 321, 298, 323, 250, 248, 249, 310, 311, 425, 319],
     socket: 41,
     clone: 56,
     clone3: 435,
@@ -38,7 +40,7 @@ const ARCHES: Record<string, Arch> = {
   arm64: {
     audit: 0xc00000b7, // AUDIT_ARCH_AARCH64
     seccomp: 277,
-    denied: [221, 281, 117, 97, 268, 40, 39, 41, 280, 241, 282, 219, 217, 218, 270, 271, 425],
+    denied: [221, 281, 117, 97, 268, 40, 39, 41, 280, 241, 282, 219, 217, 218, 270, 271, 425, 279],
     socket: 198,
     clone: 220,
     clone3: 435,

@@ -120,6 +120,16 @@ describe('sandbox (process isolation)', () => {
     },
   );
 
+  test.skipIf(!layers.syscallFilter)('memfd_create is refused in a host (its memory would escape every limit), and works outside', async () => {
+    const MEMFD = `const { dlopen } = await import('bun:ffi');
+      const libc = dlopen('libc.so.6', { memfd_create: { args: ['cstring', 'u32'], returns: 'i32' }, close: { args: ['i32'], returns: 'i32' } });
+      const fd = libc.symbols.memfd_create(Buffer.from('x\\0'), 0);
+      if (fd >= 0) libc.symbols.close(fd);
+      return fd;`;
+    expect(await new Function(`return (async () => { ${MEMFD} })()`)()).toBeGreaterThanOrEqual(0);
+    expect(resultOf(await executor.execute(request(both(MEMFD).node)))).toBe(-1);
+  });
+
   test.skipIf(!layers.privateTmp)(
     layers.privateTmp
       ? 'an executor whose code lives below /tmp still starts hosts (its private /tmp would hide the code)'
