@@ -56,6 +56,20 @@ export function maxWorkersPerHost(memoryMb: number): number {
   return Math.max(2, Math.min(32, Math.floor(memoryMb / 128)));
 }
 
+/**
+ * Open files per host (RLIMIT_NOFILE). It also bounds the epoll watches one host can hold (about
+ * (n/2)² ), a budget the kernel keeps per uid: hosts share theirs, and one host filling it would
+ * keep every new host from starting.
+ */
+export const HOST_FILES_LIMIT = 1024;
+
+/**
+ * Share of the machine's pid space (kernel.pid_max) that the threads of all hosts together may
+ * take (RLIMIT_NPROC of their shared uid, when the server runs as root). Without it one host's
+ * thread bomb filled the pid space, and the server itself aborted when it could not start a thread.
+ */
+export const HOST_TASKS_SHARE = 1 / 4;
+
 /** Size of each of a host's private temporary directories (/tmp, /var/tmp, /dev/shm), in MiB. */
 export const PRIVATE_TMP_MB = 64;
 

@@ -3,13 +3,24 @@
 // trivial command and builds the host command line from the layers that work. When the
 // unprivileged user cannot read the Bun binary or the host program, both are placed in a private
 // 0755 directory first.
-import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { JIT_HEADROOM_MB } from '../limits.ts';
+import { HOST_FILES_LIMIT, HOST_TASKS_SHARE, JIT_HEADROOM_MB } from '../limits.ts';
 import { isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
 
 export const UNPRIVILEGED_ID = 65534;
+
+/** Threads all hosts together may run: a share of the machine's pid space. */
+function hostTasksLimit(): number {
+  let pidMax = 32_768;
+  try {
+    pidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim()) || pidMax;
+  } catch {
+    // not Linux, or no /proc: the kernel's default
+  }
+  return Math.max(512, Math.floor(pidMax * HOST_TASKS_SHARE));
+}
 
 /** Found once per process: the file system's layout does not change under a running server. */
 let maskedDirs: string[] | undefined;
@@ -56,8 +67,14 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   if (!namespaces) missing.push(unshare ? 'pid/network namespaces: unshare is not permitted here' : 'pid/network namespaces: unshare not found');
 
   const prlimit = Bun.which('prlimit');
-  const asArg = `--as=${(options.memoryMb + JIT_HEADROOM_MB) * 1024 * 1024}`;
-  const limit = prlimit !== null && runs([prlimit, asArg, '--', trueBin]);
+  const limitArgs = [
+    `--as=${(options.memoryMb + JIT_HEADROOM_MB) * 1024 * 1024}`,
+    `--nofile=${HOST_FILES_LIMIT}`,
+    // Counted per uid: all hosts together (as root they share uid 65534; in a user namespace the
+    // count would include the server's own threads, so it is left out there).
+    ...(isRoot ? [`--nproc=${hostTasksLimit()}`] : []),
+  ];
+  const limit = prlimit !== null && runs([prlimit, ...limitArgs, '--', trueBin]);
   if (!limit) missing.push('address-space limit: prlimit not found or not permitted');
 
   const setpriv = Bun.which('setpriv');
@@ -101,7 +118,7 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   const prefix = (withTmpfs: boolean): string[] => [
     ...(namespaces ? [unshare!, ...nsArgs, '--'] : []),
     ...(withTmpfs ? [sh!, '-c', maskScript(masked, keep), 'executor-host'] : []),
-    ...(limit ? [prlimit!, asArg, '--'] : []),
+    ...(limit ? [prlimit!, ...limitArgs, '--'] : []),
     ...(priv ? [setpriv!, ...privArgs, '--'] : []),
   ];
   // The whole chain, as the host will run it: Bun and the host program still there to the host's user.

@@ -2,10 +2,10 @@
 // leaves, the attempt fails or the invocation ends with 502/504, and the next invocation works.
 // Where this machine lacks a sandbox layer, the affected test is skipped and says which layer.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createExecutor, type ExecutionOutcome } from '../../../runtime/executor/index.ts';
-import { both, failureOf, hostVisibleDir, node, request, resultOf } from './helpers.ts';
+import { both, failureOf, hostVisibleDir, node, ofTenant, request, resultOf } from './helpers.ts';
 
 const CANARY = `canary-${crypto.randomUUID()}`;
 process.env.EXECUTOR_TEST_CANARY = CANARY;
@@ -182,6 +182,37 @@ describe('hostile components (process isolation)', () => {
     expect(f).toMatchObject({ status: 504, code: 'EXECUTION_TIMEOUT' });
     await expectNextInvocationWorks();
   }, 20_000);
+
+  test.skipIf(process.getuid?.() !== 0)(
+    process.getuid?.() === 0
+      ? 'a thread bomb stops at the hosts\' share of the pid space; the server and the next invocations carry on'
+      : 'thread bomb [skipped: the hosts\' thread limit (RLIMIT_NPROC of their uid) is set only when the server runs as root]',
+    async () => {
+      // Threads that sleep for 2 s, created through libc until the kernel refuses (EAGAIN = 11).
+      const bomb = `const { dlopen, ptr } = await import('bun:ffi');
+        const libc = dlopen('libc.so.6', {
+          pthread_attr_init: { args: ['ptr'], returns: 'i32' },
+          pthread_attr_setstacksize: { args: ['ptr', 'u64'], returns: 'i32' },
+          pthread_create: { args: ['ptr', 'ptr', 'ptr', 'ptr'], returns: 'i32' },
+          dlsym: { args: ['ptr', 'cstring'], returns: 'ptr' },
+        });
+        const sleepFn = libc.symbols.dlsym(null, Buffer.from('sleep\\0'));
+        const attr = new Uint8Array(64); libc.symbols.pthread_attr_init(ptr(attr));
+        libc.symbols.pthread_attr_setstacksize(ptr(attr), 65536);
+        const tid = new Uint8Array(8);
+        let created = 0, rc = 0;
+        for (; created < 40000; created++) { rc = libc.symbols.pthread_create(ptr(tid), ptr(attr), sleepFn, 2); if (rc !== 0) break; }
+        return { created, rc };`;
+      const pidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8'));
+      const out = resultOf(await run(bomb, 20_000)) as { created: number; rc: number };
+      expect(out.rc).toBe(11);
+      expect(out.created).toBeLessThan(pidMax / 4);
+      await Bun.sleep(2500); // the threads end
+      await expectNextInvocationWorks();
+      expect(resultOf(await executor.execute(request(ofTenant(healthy, 'after-the-bomb'))))).toEqual({ ok: '42' });
+    },
+    60_000,
+  );
 
   test('the pool is whole again after hosts were killed: every host ready, both spares warm', async () => {
     const whole = () => executor.status().hostsReady === executor.status().hostsTotal && executor.status().hostsSpare === 2;

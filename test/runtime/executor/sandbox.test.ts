@@ -2,7 +2,7 @@
 // private copy, host crashes and replacement, orderly close, and that no host or process a
 // component started outlives the server.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
@@ -23,6 +23,8 @@ const inspect = both(`const fs = await import('node:fs'); const os = await impor
     interfaces: Object.keys(os.networkInterfaces()),
     procs: fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).map(Number),
     limits: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max address space')),
+    files: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max open files')),
+    tasks: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max processes')),
     nnp: fs.readFileSync('/proc/self/status', 'utf8').includes('NoNewPrivs:\\t1'),
     seccomp: fs.readFileSync('/proc/self/status', 'utf8').includes('Seccomp:\\t2'),
     cwd: process.cwd(),
@@ -59,7 +61,12 @@ describe('sandbox (process isolation)', () => {
       expect(seen.procs as number[]).not.toContain(process.pid);
     },
     networkNamespace: (seen) => expect(seen.interfaces).toEqual([]),
-    addressSpaceLimit: (seen) => expect(String(seen.limits)).not.toContain('unlimited'),
+    addressSpaceLimit: (seen) => {
+      expect(String(seen.limits)).not.toContain('unlimited');
+      // With it, open files per host and (as root) the threads all hosts may run together.
+      expect(String(seen.files).split(/\s+/).slice(3, 5)).toEqual(['1024', '1024']);
+      if (process.getuid?.() === 0) expect(Number(String(seen.tasks).split(/\s+/)[2])).toBe(Math.max(512, Math.floor(Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) / 4)));
+    },
     noNewPrivileges: (seen) => expect(seen.nnp).toBe(true),
     syscallFilter: (seen) => expect(seen.seccomp).toBe(true),
     ipcNamespace: (seen) => expect(seen.ipcNs).not.toBe(readlinkSync('/proc/self/ns/ipc')),
