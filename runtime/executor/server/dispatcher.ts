@@ -46,6 +46,8 @@ type Pending = RunPending | VerifyPending;
 
 /** Deadline resolution. */
 const SWEEP_MS = 10;
+/** Lines a host may send that answer nothing (written by component code) before it is killed. */
+const IGNORED_LINES_LIMIT = 10_000;
 
 export interface DispatcherOptions {
   limits: PlacementLimits;
@@ -107,7 +109,7 @@ export class Dispatcher {
   }
 
   addHost(link: HostLink): HostEntry {
-    const host: HostEntry = { link, inflight: 0, loaded: new Map(), killWatch: new Map(), tenant: null, retiring: false, lastUsed: performance.now() };
+    const host: HostEntry = { link, inflight: 0, loaded: new Map(), killWatch: new Map(), tenant: null, retiring: false, lastUsed: performance.now(), ignoredLines: 0 };
     this.hosts.push(host);
     this.drain();
     return host;
@@ -132,22 +134,34 @@ export class Dispatcher {
   }
 
   onLines(host: HostEntry, batch: string): void {
+    let ignored = 0;
     eachLine(batch, (text) => {
       switch (text[0]) {
         case 'D': {
           const p = this.owned(host, text);
           if (p) this.done(host, p, payload(text));
+          else ignored++;
           return;
         }
         case 'C': {
           const p = this.owned(host, text);
           if (p?.kind === 'run') this.platformCall(host, p, payload(text));
+          else ignored++;
           return;
         }
         case 'k':
-          return this.killAcknowledged(host, field(text, 0));
+          if (!this.killAcknowledged(host, field(text, 0))) ignored++;
+          return;
+        default:
+          ignored++;
       }
     });
+    // A host never sends lines that answer nothing; component code writing to its channel does.
+    // Each costs the server's thread a look, so a host that keeps sending them is stopped.
+    if (ignored > 0 && (host.ignoredLines += ignored) > IGNORED_LINES_LIMIT && !host.retiring) {
+      this.options.log(`executor: ${host.link.name} killed: ${host.ignoredLines} lines on its channel answered nothing`);
+      host.link.kill('its component code wrote to the host channel');
+    }
     if (this.queue.length > 0) this.drain();
   }
 
@@ -354,9 +368,10 @@ export class Dispatcher {
     host.link.send(line('K', [p.entry.key, token]));
   }
 
-  private killAcknowledged(host: HostEntry, token: number): void {
+  /** False when the token is none the server is waiting for. */
+  private killAcknowledged(host: HostEntry, token: number): boolean {
     const timer = host.killWatch.get(token);
-    if (timer === undefined) return;
+    if (timer === undefined) return false;
     clearTimeout(timer);
     host.killWatch.delete(token);
     const killed = new Set<Loaded>();
@@ -379,6 +394,7 @@ export class Dispatcher {
     this.drain();
     // The host takes work again; idle, it is what a tenant waiting at the ceiling needs.
     if (host.inflight === 0 && this.wanting.size > 0) this.options.hostsChanged();
+    return true;
   }
 
   private platformCall(host: HostEntry, p: RunPending, json: string): void {

@@ -30,6 +30,8 @@ export interface HostEntry {
   retiring: boolean;
   /** performance.now() when work last finished or was placed here. */
   lastUsed: number;
+  /** Lines received that answered nothing (component code writing to the channel). */
+  ignoredLines: number;
 }
 
 export interface PlacementLimits {

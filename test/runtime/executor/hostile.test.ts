@@ -155,6 +155,14 @@ describe('hostile components (process isolation)', () => {
     await expectNextInvocationWorks();
   });
 
+  test('flooding the host channel with lines that answer nothing gets that host stopped; others carry on', async () => {
+    const out = await run(`const fs = await import('node:fs'); const lines = 'k 1\\n'.repeat(5000);
+      for (let i = 0; i < 40; i++) { try { fs.writeSync(3, lines); } catch {} } await new Promise(() => {});`, 5000);
+    expect(failureOf(out)).toMatchObject({ status: 502, code: 'EXECUTOR_CRASHED' });
+    await expectNextInvocationWorks();
+    expect(resultOf(await executor.execute(request(ofTenant(healthy, 'beside-the-flood'))))).toEqual({ ok: '42' });
+  }, 20_000);
+
   test('flooding the host channel with one endless line is contained', async () => {
     const out = await run(`const fs = await import('node:fs'); const chunk = 'x'.repeat(1 << 20);
       for (let i = 0; i < 16; i++) { try { fs.writeSync(3, chunk); } catch {} } await new Promise(() => {});`, 1000);

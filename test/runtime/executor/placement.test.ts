@@ -16,6 +16,7 @@ function host(name: string, tenant: string | null, loaded: Record<number, number
     tenant,
     retiring: false,
     lastUsed,
+    ignoredLines: 0,
   };
   for (const [key, inflight] of Object.entries(loaded)) {
     entry.loaded.set(Number(key), { inflight, lastUsed: 0, killToken: 0, entry: { key: Number(key), tenant: tenant ?? '', json: '', hosts: 1, lastUsed: 0 } });
