@@ -94,17 +94,16 @@ export class HostPool {
     for (const host of this.dispatcher.hosts) {
       if (extra <= 0) return;
       if (host.tenant !== null || !accepting(host)) continue;
-      host.retiring = true;
-      void host.link.stop();
+      this.retire(host, 'a spare beyond EXECUTOR_HOSTS');
       extra--;
     }
   }
 
-  /** Stops a host bound to a tenant; it takes no new work from now on. */
+  /** Stops a host (bound to a tenant, or a spare too many); it takes no new work from now on. */
   retire(host: HostEntry, why: string): void {
     if (host.retiring) return;
     host.retiring = true;
-    this.log(`executor: ${host.link.name} (tenant ${host.tenant}) retired: ${why}`);
+    this.log(`executor: ${host.link.name} (${host.tenant === null ? 'spare' : `tenant ${host.tenant}`}) retired: ${why}`);
     void host.link.stop();
   }
 
