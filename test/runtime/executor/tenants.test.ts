@@ -68,6 +68,23 @@ describe('executor hosts per tenant (process isolation)', () => {
     expect(b).not.toBe(a);
   });
 
+  test('a revision is verified (its top-level code run) in its own tenant\'s host, never in another\'s', async () => {
+    // Top-level code that fails with the name of the process it runs in: the verification's error.
+    const failsWithWhere = (tenant: string) =>
+      ofTenant(node(`import { readlinkSync, readFileSync } from 'node:fs';
+        let where; try { where = readlinkSync('/proc/self/ns/net'); } catch { const s = readFileSync('/proc/self/stat', 'utf8'); where = 'start:' + s.slice(s.lastIndexOf(')') + 2).split(' ')[19]; }
+        throw new Error('WHERE=' + where + '=END');
+        export default async () => null;`), tenant);
+    const whereVerified = async (tenant: string): Promise<string> => {
+      const outcome = await executor.verify(failsWithWhere(tenant));
+      expect(outcome.ok).toBe(false);
+      return /WHERE=(.*?)=END/.exec(outcome.ok ? '' : outcome.error)?.[1] ?? `no marker in: ${JSON.stringify(outcome)}`;
+    };
+    const own = await hostOf('verify-own');
+    expect(await whereVerified('verify-own')).toBe(own);
+    expect(await whereVerified('verify-other')).not.toBe(own);
+  });
+
   test('a component reading its host\'s channel sees nothing of another tenant\'s invocations', async () => {
     const marker = `victim-${crypto.randomUUID()}`;
     const { seen, victims } = await runSpyAgainst('tenant-spy', 'tenant-victim', marker);
