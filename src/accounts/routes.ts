@@ -5,6 +5,8 @@ import { operation } from '../http/docs.ts';
 import type { JwtService } from '../auth/jwt.ts';
 import type { AccountLister } from './list.ts';
 import { validBody, NO_BODY } from '../http/body.ts';
+import { ProblemError } from '../http/problem.ts';
+import type { Principal } from '../auth/roles.ts';
 import { principalJson, keyJson } from './json.ts';
 import type { AccountService } from './service.ts';
 import { ApiKeyCreate, GroupCreate, ServiceAccountCreate, ServiceAccountUpdate, TokenRequest, UserCreate, UserUpdate, WorkspaceCreate, validators } from './schema.ts';
@@ -12,6 +14,17 @@ import { ApiKeyCreate, GroupCreate, ServiceAccountCreate, ServiceAccountUpdate, 
 const admin = { auth: { roles: ['INSTANCE_ADMIN'] as const } };
 const anyPrincipal = { auth: { roles: [] as const } };
 const credentialOnly = { auth: { roles: [] as const, platformAccess: false } };
+
+/**
+ * A credential outlives the invocation that would make it: component code calling api.platform
+ * as its invoker (CALLER mode) would otherwise walk away with a lasting key or token of whoever
+ * invoked it, an administrator included. The short-lived execution token may not mint them.
+ */
+function refuseInsideExecution(principal: Principal): void {
+  if (principal.context?.delegation) {
+    throw new ProblemError(403, 'CREDENTIAL_FROM_EXECUTION', 'API keys and tokens cannot be created with the credential of an Endpoint execution (api.platform)');
+  }
+}
 
 export function accountRoutes(
   conventions: ReturnType<typeof httpConventions>,
@@ -37,6 +50,7 @@ export function accountRoutes(
     .patch('/service-accounts/:id', async ({ params, body }) => principalJson(await accounts.updateServiceAccount(params.id, body)),
       { ...admin, ...operation({ summary: 'Update a service account (roles, platform access, active)', tag: 'Accounts', body: ServiceAccountUpdate }) })
     .post('/api-keys', async ({ body, set, principal }) => {
+      refuseInsideExecution(principal);
       const created = await accounts.createKey(principal, body);
       set.status = 201;
       return { ...keyJson(created), key: created.key };
@@ -66,6 +80,7 @@ export function accountRoutes(
     .get('/me', ({ principal }) => principalJson(principal),
       { ...credentialOnly, ...operation({ summary: 'The authenticated principal', tag: 'Accounts' }) })
     .post('/auth/token', async ({ body, principal }) => {
+      refuseInsideExecution(principal);
       const { ttlSeconds = 3600 } = body === undefined || body === NO_BODY ? {} : validBody(body, validators.tokenRequest);
       const { token, expiresAt } = await jwt.mint(principal.id, ttlSeconds);
       return { token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString() };

@@ -412,6 +412,24 @@ describe('execution identity', () => {
     expect(await body(await s.invoke('POST', '/make-workspace', { key: invoker.key }))).toBe(403);
     expect(await body(await s.invoke('POST', '/make-workspace'))).toBe(201); // INSTANCE_ADMIN caller
   });
+
+  test('component code cannot turn its invoker\'s execution credential into a lasting key or token', async () => {
+    const c = await lowcode([{
+      name: 'minted',
+      code: `const key = await api.platform("POST", "/api/v1/api-keys", { name: "taken-" + api.executionId });
+        const token = await api.platform("POST", "/api/v1/auth/token", {});
+        const me = await api.platform("GET", "/api/v1/me");
+        return { key: [key.status, key.body.code, key.body.key], token: [token.status, token.body.code, token.body.token], me: me.status };`,
+    }]);
+    await s.endpoint({ method: 'POST', path: '/mint-credentials', componentId: c.id, popResult: 'minted', executionPolicy: { mode: 'CALLER' } });
+    const keysBefore = (await s.api('GET', '/api/v1/api-keys')).body.data.length;
+    const r = await s.invoke('POST', '/mint-credentials'); // the INSTANCE_ADMIN invokes it
+    expect(r.status).toBe(200);
+    expect(await body(r)).toEqual({ key: [403, 'CREDENTIAL_FROM_EXECUTION', null], token: [403, 'CREDENTIAL_FROM_EXECUTION', null], me: 200 });
+    expect((await s.api('GET', '/api/v1/api-keys')).body.data.length).toBe(keysBefore);
+    // Outside an execution the same calls still work.
+    expect((await s.api('POST', '/api/v1/auth/token', {})).status).toBe(200);
+  });
 });
 
 describe('node components and bindings', () => {
