@@ -1,13 +1,14 @@
 // Run operations: start (refused on a DISABLED agent), read, cancel, and the events list, with
 // access decided through the run's agent (404 for unknown or invisible runs).
 import type { Principal } from '../auth/roles.ts';
-import { isAdmin } from '../auth/roles.ts';
+import { hasAnyRole, isAdmin } from '../auth/roles.ts';
 import { ProblemError, notFound } from '../http/problem.ts';
 import type { AgentService } from '../agents/service.ts';
 import { assertCanRead, isOwner } from '../agents/access.ts';
 import type { AgentRecord } from '../agents/record.ts';
 import type { Database } from '../db/index.ts';
 import { runList, parseListQuery, type ListResult } from '../query/index.ts';
+import type { FilterInput } from '../query/run.ts';
 import { runEventsResource } from '../query/resources/run-events.ts';
 import { FINAL_STATES, type RunRecord } from './record.ts';
 import type { RunStore } from './store.ts';
@@ -38,7 +39,9 @@ export class RunService {
     if (agent.status === 'DISABLED') throw new ProblemError(409, 'AGENT_DISABLED', 'Runs cannot be started on a DISABLED agent');
     let rootRunId: string | null = null;
     if (body.parentRunId) {
-      const parent = await this.runs.get(body.parentRunId);
+      // Only under a run the caller may read: a child joins its parent's tree, whose runs its
+      // events list may join (an owner of another agent would otherwise read a stranger's run).
+      const parent = await this.readable(principal, body.parentRunId);
       if (!parent || parent.workspaceId !== agent.workspaceId) {
         throw new ProblemError(422, 'VALIDATION_FAILED', 'No such parent run', { errors: [{ pointer: '/parentRunId', message: 'No visible run with this id' }] });
       }
@@ -74,6 +77,16 @@ export class RunService {
     return { run, agent };
   }
 
+  /** The run when the principal may read it, else null (unknown, invisible or forbidden alike). */
+  private async readable(principal: Principal, runId: string): Promise<RunRecord | null> {
+    try {
+      return (await this.get(principal, runId)).run;
+    } catch (error) {
+      if (error instanceof ProblemError && (error.status === 404 || error.status === 403)) return null;
+      throw error;
+    }
+  }
+
   /** queued → cancelled at once; running/waiting → cancelling; finished → 409 RUN_FINISHED. */
   async cancel(principal: Principal, runId: string): Promise<RunRecord> {
     const { run, agent } = await this.get(principal, runId);
@@ -98,10 +111,30 @@ export class RunService {
       scope: { field: 'runId', op: 'eq', value: run.id },
       tableScopes: {
         events: { field: 'runId', op: 'eq', value: run.id },
-        runs: { field: 'rootRunId', op: 'eq', value: run.rootRunId },
+        runs: await this.treeScope(principal, run),
       },
       debugAllowed: isAdmin(principal),
     });
+  }
+
+  /**
+   * The runs of a run's tree the principal may read. A run tree stays in one workspace, whose
+   * agents an agent role (or INSTANCE_ADMIN) may all read; an owner without a role reads only the
+   * runs of agents it owns.
+   */
+  private async treeScope(principal: Principal, run: RunRecord): Promise<FilterInput> {
+    const tree: FilterInput = { field: 'rootRunId', op: 'eq', value: run.rootRunId };
+    if (isAdmin(principal) || hasAnyRole(principal, ['AGENT_ADMIN', 'AGENT_USER'])) return tree;
+    const readable: string[] = [];
+    for (const agentId of await this.runs.agentsOfTree(run.rootRunId)) {
+      try {
+        assertCanRead(principal, await this.agents.get(principal, agentId));
+        readable.push(agentId);
+      } catch (error) {
+        if (!(error instanceof ProblemError)) throw error;
+      }
+    }
+    return { and: [tree, { field: 'agentId', op: 'in', value: readable }] };
   }
 
   /** Starting and cancelling runs: AGENT_USER and AGENT_ADMIN of the workspace, the owner, INSTANCE_ADMIN. */

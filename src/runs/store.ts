@@ -18,6 +18,13 @@ export class RunStore {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
+  /** The agents whose runs make up the run tree under `rootRunId`. */
+  async agentsOfTree(rootRunId: string): Promise<string[]> {
+    const { runs } = this.db.t;
+    const rows = await this.db.read((q) => q.selectDistinct({ agentId: runs.agentId }).from(runs).where(eq(runs.rootRunId, rootRunId)));
+    return rows.map((r) => r.agentId);
+  }
+
   /** Creates a queued run and its first event, `run.queued`. */
   async create(run: Omit<RunRecord, 'status' | 'stopReason' | 'startedAt' | 'endedAt' | 'tickCount'>): Promise<RunRecord> {
     const record: RunRecord = { ...run, status: 'queued', stopReason: null, startedAt: null, endedAt: null, tickCount: 0 };

@@ -85,6 +85,28 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect((await events(r.body.id, '', keys.endpointsOnly)).status).toBe(403);
       expect((await start(keys.endpointsOnly)).status).toBe(403);
     });
+
+    test('an owner without agent roles reads no run of another agent: not as a parent, not through a join', async () => {
+      // endpointsOnly owns an agent of its own (created for it by the author) but holds no agent role.
+      const me = (await p.json<{ id: string }>('GET', '/api/v1/me', { key: keys.endpointsOnly })).body.id;
+      const own = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'owned', ownerType: 'USER', ownerId: me } })).body.id;
+      const secret = await start(keys.user, { input: { q: 'not yours' } });
+      expect((await p.json('GET', `/api/v1/agents/runs/${secret.body.id}`, { key: keys.endpointsOnly })).status).toBe(403);
+      const attached = await start(keys.endpointsOnly, { parentRunId: secret.body.id }, own);
+      expect(attached.status).toBe(422);
+      expect(attached.body.errors).toEqual([{ pointer: '/parentRunId', message: 'No visible run with this id' }]);
+
+      // A reader of both agents builds the tree; the owner's events may join only its own agent's runs.
+      const child = await start(keys.author, { parentRunId: secret.body.id }, own);
+      expect(child.status).toBe(201);
+      const joins = encodeURIComponent(JSON.stringify([{ table: 'runs', alias: 'r', type: 'inner', on: { left: 'rootRunId', op: 'eq', right: 'r.rootRunId' } }]));
+      const seen = await events(child.body.id, `?joins=${joins}&fields=seq,r.id,r.input`, keys.endpointsOnly);
+      expect(seen.status).toBe(200);
+      expect(seen.body.data).toEqual([{ seq: 1, 'r.id': child.body.id, 'r.input': null }]);
+      // A reader of the whole tree sees both runs.
+      const all = await events(child.body.id, `?joins=${joins}&fields=r.id&sort=r.createdAt`, keys.user);
+      expect(all.body.data.map((e: Record<string, string>) => e['r.id']).sort()).toEqual([child.body.id, secret.body.id].sort());
+    });
   });
 
   describe('events list', () => {
