@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import { ifMatchAccepts } from '../http/etag.ts';
-import { inWorkspace, type Principal } from '../auth/roles.ts';
+import { inWorkspace, isAdmin, type Principal } from '../auth/roles.ts';
 import { creationWorkspace, WorkspaceStore } from '../auth/workspaces.ts';
 import { recordChange } from '../audit/record.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -57,6 +57,7 @@ export class EndpointService {
     const { db } = this.deps;
     return db.write(async (q) => {
       await this.checkBindings(q, record);
+      await this.assertMayRunAs(q, principal, record, null);
       record.contractStatus = await validateContract(q, record, this.deps.contract);
       await this.deps.store.insert(q, record, principal.id);
       await recordChange(db, q, principal, { action: 'endpoint.create', resourceType: 'endpoint', resourceId: record.id, workspaceId, beforeVersion: null, afterVersion: 0 });
@@ -77,6 +78,7 @@ export class EndpointService {
     const next = applyPatch(current, fields);
     const { version, published } = await this.commit(current, next, principal, 'endpoint.update', async (q) => {
       await this.checkBindings(q, next);
+      await this.assertMayRunAs(q, principal, next, current);
       next.contractStatus = await validateContract(q, next, this.deps.contract);
       if (next.status === 'active') {
         assertValid(next.contractStatus, 'The change would leave this active Endpoint invalid');
@@ -179,6 +181,28 @@ export class EndpointService {
   }
 
   /** Holds the bound components against a concurrent delete; a pinned digest must exist. */
+  /**
+   * Choosing a service account as the execution account is acting as it: whoever sets it must hold
+   * every control-plane role it holds, and it must belong to the Endpoint's workspace (INSTANCE_ADMIN may choose
+   * any). Otherwise an ENDPOINT_ADMIN could bind an administrator's account and run code as it.
+   * Checked only when the choice changes: other edits keep an account an administrator chose.
+   */
+  private async assertMayRunAs(q: Orm, principal: Principal, next: EndpointRecord, current: EndpointRecord | null): Promise<void> {
+    const chosen = next.executionPolicy?.mode === 'SERVICE_ACCOUNT' ? next.executionPolicy.serviceAccountId : undefined;
+    if (!chosen || isAdmin(principal)) return;
+    const before = current?.executionPolicy?.mode === 'SERVICE_ACCOUNT' ? current.executionPolicy.serviceAccountId : undefined;
+    if (before === chosen && current?.workspaceId === next.workspaceId) return;
+    const account = await this.deps.contract.principal(q, chosen);
+    // An unknown or unusable account is the contract's finding (EXECUTION_ACCOUNT_UNUSABLE).
+    if (!account || account.kind !== 'SERVICE_ACCOUNT') return;
+    // ENDPOINT_INVOKE grants nothing inside an execution (api.platform is the control plane).
+    const missing = account.roles.filter((role) => role !== 'ENDPOINT_INVOKE' && !principal.roles.includes(role));
+    const message = missing.length > 0
+      ? `Choosing this service account needs every role it holds (missing: ${missing.join(', ')}) or INSTANCE_ADMIN`
+      : !account.workspaceIds.includes(next.workspaceId) ? 'The service account does not belong to the Endpoint\'s workspace' : null;
+    if (message) throw new ProblemError(403, 'FORBIDDEN', message, { errors: [{ pointer: '/executionPolicy/serviceAccountId', message }] });
+  }
+
   private async checkBindings(q: Orm, e: EndpointRecord): Promise<void> {
     const errors: Violation[] = [];
     const { components } = this.deps.contract;

@@ -193,6 +193,34 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       const r = await create({ ...staticDef('/sa'), executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.body.id } });
       expect(r.body.contractStatus.errors).toEqual([expect.objectContaining({ code: 'EXECUTION_ACCOUNT_UNUSABLE', pointer: '/executionPolicy/serviceAccountId' })]);
     });
+
+    test('choosing an execution account needs every control-plane role it holds and its workspace (INSTANCE_ADMIN: any)', async () => {
+      const account = async (name: string, roles: string[], workspaceIds?: string[]) =>
+        (await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name, roles, platformAccess: true, ...(workspaceIds ? { workspaceIds } : {}) } })).body.id;
+      const runAs = (id: string) => ({ executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: id } });
+      const admin = await account('sa-admin', ['INSTANCE_ADMIN']);
+      const elsewhere = (await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'sa-elsewhere' } })).body.id;
+      const outside = await account('sa-outside', ['ENDPOINT_INVOKE'], [elsewhere]);
+      const peer = await account('sa-peer', ['ENDPOINT_ADMIN', 'ENDPOINT_INVOKE']);
+
+      const escalate = await create({ ...staticDef('/sa-admin'), ...runAs(admin) });
+      expect(escalate.status).toBe(403);
+      expect(escalate.body.errors).toEqual([{ pointer: '/executionPolicy/serviceAccountId', message: expect.stringContaining('INSTANCE_ADMIN') }]);
+      expect((await create({ ...staticDef('/sa-outside'), ...runAs(outside) })).status).toBe(403);
+      expect((await p.json('GET', `/api/v1/endpoints?filter=${encodeURIComponent(JSON.stringify({ field: 'path', op: 'eq', value: '/sa-admin' }))}`, { key: adminKey })).body.data).toEqual([]);
+
+      // An account with no more than the caller's roles, in its workspace: allowed; PATCHing it in later is checked too.
+      const ok = await create({ ...staticDef('/sa-peer'), ...runAs(peer) });
+      expect(ok.status).toBe(201);
+      const patched = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { key: adminKey, body: runAs(admin) });
+      expect(patched.status).toBe(403);
+      // An INSTANCE_ADMIN may choose the administrator's account; other edits by the ENDPOINT_ADMIN keep it.
+      const chosen = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { body: runAs(admin) });
+      expect(chosen.status).toBe(200);
+      const renamed = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { key: adminKey, body: { name: 'renamed' } });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.executionPolicy).toEqual({ mode: 'SERVICE_ACCOUNT', serviceAccountId: admin });
+    });
   });
 
   describe('settings', () => {
