@@ -53,6 +53,7 @@ export function accountRoutes(
       refuseInsideExecution(principal);
       const created = await accounts.createKey(principal, body);
       set.status = 201;
+      set.headers['cache-control'] = 'no-store'; // the secret is in the body (RFC 9111 §5.2.2.5)
       return { ...keyJson(created), key: created.key };
     }, { ...anyPrincipal, ...operation({ summary: 'Create an API key (shown once)', tag: 'Accounts', body: ApiKeyCreate, responses: { 201: 'The key, with its secret' } }) })
     .get('/api-keys', ({ query, principal, request }) => {
@@ -79,8 +80,9 @@ export function accountRoutes(
     }, { ...admin, ...operation({ summary: 'Create a group (usable as an Agent owner)', tag: 'Accounts', body: GroupCreate, responses: { 201: 'The group' } }) })
     .get('/me', ({ principal }) => principalJson(principal),
       { ...credentialOnly, ...operation({ summary: 'The authenticated principal', tag: 'Accounts' }) })
-    .post('/auth/token', async ({ body, principal }) => {
+    .post('/auth/token', async ({ body, principal, set }) => {
       refuseInsideExecution(principal);
+      set.headers['cache-control'] = 'no-store'; // as an OAuth token response (RFC 6749 §5.1)
       const { ttlSeconds = 3600 } = body === undefined || body === NO_BODY ? {} : validBody(body, validators.tokenRequest);
       const { token, expiresAt } = await jwt.mint(principal.id, ttlSeconds);
       return { token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString() };

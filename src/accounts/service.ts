@@ -88,7 +88,7 @@ export class AccountService {
     if (principalId !== undefined && (typeof principalId !== 'string' || !isUuid(principalId))) {
       throw invalidQuery('principalId must be one principal id (a UUID)', '/query/principalId');
     }
-    const target = principalId ?? caller.id;
+    const target = principalId?.toLowerCase() ?? caller.id;
     if (target !== caller.id && !isAdmin(caller)) throw forbidden('Only INSTANCE_ADMIN may list keys of another principal');
     return target;
   }

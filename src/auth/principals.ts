@@ -147,8 +147,9 @@ export class PrincipalStore {
 }
 
 /** Loads a principal with its workspaces and groups inside an existing read or transaction. */
-export async function loadPrincipal(db: Database, q: Orm, id: string): Promise<Principal | null> {
-  if (!isUuid(id)) return null;
+export async function loadPrincipal(db: Database, q: Orm, given: string): Promise<Principal | null> {
+  if (!isUuid(given)) return null;
+  const id = given.toLowerCase(); // a JWT's `sub` may spell it in capitals
   const { principals, memberships, groupMembers } = db.t;
   const rows = await q.select().from(principals).where(eq(principals.id, id));
   const row = rows[0];

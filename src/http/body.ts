@@ -1,6 +1,6 @@
 // Request bodies on the control plane: JSON only, bounded, parsed once, validated with compiled schemas.
 import { ProblemError, type Violation } from './problem.ts';
-import type { Validator } from './validate.ts';
+import { normalizeUuids, type Validator } from './validate.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 
 export const CONTROL_PLANE_BODY_LIMIT = 4 * 1024 * 1024;
@@ -126,7 +126,7 @@ export function validBody<T>(body: unknown, validator: Validator<T>, rules?: (va
   // One violation per pointer: where a rule restates what the schema already found, the schema's stays.
   const seen = new Set<string>();
   const violations = [...(schemaOk ? [] : validator.violations(body)), ...(rules ? rules(body) : [])].filter((v) => !seen.has(v.pointer) && seen.add(v.pointer));
-  if (violations.length === 0) return body as T;
+  if (violations.length === 0) return normalizeUuids(validator.schema, body) as T;
   // A single distinctive rule (e.g. a reserved metadata key) names the problem; anything mixed stays generic.
   const codes = new Set(violations.map((v) => v.code ?? 'VALIDATION_FAILED'));
   const code = codes.size === 1 ? [...codes][0]! : 'VALIDATION_FAILED';

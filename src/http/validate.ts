@@ -48,6 +48,38 @@ export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
 const MAX_VIOLATIONS = 100;
 
 /**
+ * Lower-cases, in place, every string a schema declares with `format: 'uuid'`: UUIDs are
+ * case-insensitive, and ids are stored and compared in lower case (Postgres' uuid type does so on
+ * its own, SQLite compares text). Run on a value that passed the schema. A union is followed
+ * into every branch: a string only changes when it is a UUID where some branch expects one.
+ */
+export function normalizeUuids(schema: TSchema, value: unknown): unknown {
+  if (typeof value === 'string') {
+    return schema.format === 'uuid' && UUID.test(value) ? value.toLowerCase() : value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as TSchema[] | undefined;
+  if (branches) {
+    let out = value;
+    for (const branch of branches) out = normalizeUuids(branch, out) as object;
+    return out;
+  }
+  if (Array.isArray(value)) {
+    const items = schema.items as TSchema | undefined;
+    if (items && typeof items === 'object' && !Array.isArray(items)) for (let i = 0; i < value.length; i++) value[i] = normalizeUuids(items, value[i]);
+    return value;
+  }
+  const properties = schema.properties as Record<string, TSchema> | undefined;
+  const rest = typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as TSchema) : undefined;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const sub = properties && Object.hasOwn(properties, key) ? properties[key] : rest;
+    if (sub) record[key] = normalizeUuids(sub, record[key]);
+  }
+  return value;
+}
+
+/**
  * Adds each error as a violation, keeping the first (most telling) message per pointer: a missing
  * required property is also reported as "expected <type>" at the same pointer. A value that fits
  * no branch of a union is explained by the branch it was meant for, so the pointer names the

@@ -139,6 +139,28 @@ describe('API keys', () => {
     const victim = adminKeys.body.data[0]!.id;
     expect((await p.call('DELETE', `/api/v1/api-keys/${victim}`, { key: own.body.key })).status).toBe(404);
   });
+
+  test('a new key and a minted token are answered with Cache-Control: no-store', async () => {
+    const key = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'uncached' } });
+    expect(key.status).toBe(201);
+    expect(key.headers.get('cache-control')).toBe('no-store');
+    const token = await p.json('POST', '/api/v1/auth/token', { key: key.body.key });
+    expect(token.status).toBe(200);
+    expect(token.headers.get('cache-control')).toBe('no-store');
+  });
+
+  test('an id spelled in capitals names the same principal: in a body, a query and a JWT subject', async () => {
+    const upper = userId.toUpperCase();
+    const key = await p.json<{ key: string; principalId: string }>('POST', '/api/v1/api-keys', { body: { principalId: upper, name: 'capitals' } });
+    expect(key.status).toBe(201);
+    expect(key.body.principalId).toBe(userId);
+    const listed = await p.json<{ data: { name: string }[] }>('GET', `/api/v1/api-keys?principalId=${upper}`);
+    expect(listed.body.data.map((k) => k.name)).toContain('capitals');
+    const group = await p.json<{ memberIds: string[] }>('POST', '/api/v1/groups', { body: { name: 'capitals', memberIds: [upper] } });
+    expect(group.status).toBe(201);
+    expect(group.body.memberIds).toEqual([userId]);
+    expect((await me(await sign({ sub: upper, exp: now() + 60, iss: ISSUER, aud: AUDIENCE }))).body).toMatchObject({ id: userId });
+  });
 });
 
 describe('JWTs', () => {
