@@ -208,6 +208,7 @@ export class EndpointService {
     const { components } = this.deps.contract;
     if (e.componentId) await components.hold(q, e.componentId);
     if (e.guard?.type === 'component') await components.hold(q, e.guard.componentId);
+    if (!e.componentId && e.componentDigest) errors.push({ pointer: '/componentDigest', message: 'A componentDigest names a revision of the componentId, and there is none' });
     if (e.componentId && e.componentDigest && !(await components.hasDigest(q, e.componentId, e.componentDigest, e.workspaceId))) {
       errors.push({ pointer: '/componentDigest', message: 'No revision of the component has this digest' });
     }

@@ -56,6 +56,15 @@ test('an unknown componentDigest is refused at create and PATCH with 422 UNKNOWN
   expect(guarded.status).toBe(422);
   expect(guarded.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/guard/componentDigest' }] });
   expect((await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${ok.body.id}`)).body.componentDigest ?? null).toBeNull();
+  // A digest without a component names nothing: refused too, at create and at PATCH.
+  const alone = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'x', method: 'GET', path: '/digest-alone', componentDigest: c.body.activeRevision.digest, staticResponse: { status: 200 } } });
+  expect(alone.status).toBe(422);
+  expect(alone.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/componentDigest' }] });
+  const statik = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'x', method: 'GET', path: '/digest-alone', staticResponse: { status: 200 } } });
+  expect(statik.status).toBe(201);
+  const pinnedNothing = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${statik.body.id}`, { body: { componentDigest: c.body.activeRevision.digest } });
+  expect(pinnedNothing.status).toBe(422);
+  expect(pinnedNothing.body.code).toBe('UNKNOWN_DIGEST');
 });
 
 test('a lowcode popResult may name a result that only api.result produces (a warning); without api.result it is unknown', async () => {
