@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia';
 import { swagger } from '@elysiajs/swagger';
 import { httpConventions, type HttpLogger } from './http/plugin.ts';
+import { allowedMethodsOf, type AllowedMethods } from './http/allowed-methods.ts';
 import { ProblemSchema } from './http/docs.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
 import { accountRoutes } from './accounts/routes.ts';
@@ -36,8 +37,9 @@ export interface ControlPlaneDeps {
 }
 
 export function createControlPlaneApp(deps: ControlPlaneDeps) {
-  const conventions = httpConventions(deps.credentials, deps.log);
-  return new Elysia({ normalize: false })
+  const routes: { allowed?: AllowedMethods } = {};
+  const conventions = httpConventions(deps.credentials, deps.log, routes);
+  const app = new Elysia({ normalize: false })
     .use(conventions)
     .use(
       swagger({
@@ -75,6 +77,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
         .use(endpointRoutes(conventions, deps.endpoints))
         .use(auditRoutes(conventions, deps.audit)),
     );
+  routes.allowed = allowedMethodsOf(app.routes);
+  return app;
 }
 
 export type ControlPlaneApp = ReturnType<typeof createControlPlaneApp>;

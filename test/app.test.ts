@@ -57,17 +57,33 @@ describe('x-svc-oid', () => {
     expect((await p.json('GET', '/api/v1/me', { headers: { 'x-svc-oid': 'x'.repeat(129) } })).headers.get('x-svc-oid')).not.toBe('x'.repeat(129));
   });
 
-  test('the credential comes first under /api/ even where no route is: 401 without a valid one, 404 with one', async () => {
-    for (const [method, path] of [['GET', '/api/v1/does/not/exist'], ['PUT', '/api/v1/agents/00000000-0000-4000-8000-000000000000'], ['GET', '/api/v2/anything']] as const) {
+  test('the credential comes first under /api/ even where no route is: 401 without a valid one, then 404 or 405', async () => {
+    for (const [method, path, known] of [['GET', '/api/v1/does/not/exist', 404], ['PUT', '/api/v1/agents/00000000-0000-4000-8000-000000000000', 405], ['GET', '/api/v2/anything', 404]] as const) {
       const anonymous = await p.json(method, path, { key: null });
       expect(anonymous.status).toBe(401);
       expect(anonymous.body).toMatchObject({ status: 401, oid: anonymous.headers.get('x-svc-oid') });
       expect((await p.json(method, path, { key: 'sk-not-a-key-0000000000000000000000000000' })).status).toBe(401);
-      expect((await p.json(method, path)).status).toBe(404);
+      expect((await p.json(method, path)).status).toBe(known);
     }
     // Outside /api/ the public paths stay public, and an unknown one is 404.
     expect((await p.json('GET', '/healthz', { key: null })).status).toBe(200);
     expect((await p.json('GET', '/nothing-here', { key: null })).status).toBe(404);
+  });
+
+  test('a path served with other methods → 405 problem+json with Allow', async () => {
+    for (const [method, path, allow] of [
+      ['PUT', '/api/v1/users', 'POST'],
+      ['DELETE', '/api/v1/me', 'GET, HEAD'],
+      ['GET', '/api/v1/auth/token', 'POST'],
+      ['PUT', '/api/v1/agents/00000000-0000-4000-8000-000000000000', 'DELETE, GET, HEAD, PATCH'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ] as const) {
+      const r = await p.json(method, path);
+      expect(r.status).toBe(405);
+      expect(r.headers.get('allow')).toBe(allow);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+      expect(r.body).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED', oid: r.headers.get('x-svc-oid') });
+    }
   });
 
   test('unknown route → 404 problem+json, with no stack trace', async () => {

@@ -8,6 +8,7 @@ import type { CredentialResolver } from '../auth/credentials.ts';
 import { hasAnyRole, type Principal, type Role } from '../auth/roles.ts';
 import { operationId } from './oid.ts';
 import { NO_BODY, readJsonBody } from './body.ts';
+import type { AllowedMethods } from './allowed-methods.ts';
 import { ProblemError, databaseUnavailable, problemResponse } from './problem.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 
@@ -51,7 +52,11 @@ export function tokenOf(authorization: string | null, fromPlugin: string | undef
   return bearerTokenOf(authorization);
 }
 
-export function httpConventions(credentials: CredentialResolver, log: HttpLogger) {
+/**
+ * The conventions every route family uses. `routes.allowed` is set once the application is built
+ * (its routes are known only then): a path served with other methods answers 405, not 404.
+ */
+export function httpConventions(credentials: CredentialResolver, log: HttpLogger, routes: { allowed?: AllowedMethods } = {}) {
   // One authentication per request, started by whichever comes first: the body parser (so a
   // request without a valid credential is 401 before its body is even read) or the auth macro.
   const principals = new WeakMap<Request, Promise<Principal>>();
@@ -88,11 +93,20 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
     .onError({ as: 'global' }, async ({ code, error, request }) => {
       // The credential comes first under /api/ for paths no route serves too: without a valid
       // one the answer is 401, so the API's routes cannot be mapped anonymously.
-      if (code === 'NOT_FOUND' && new URL(request.url).pathname.startsWith('/api/')) {
-        try {
-          await authenticated(request);
-        } catch (failure) {
-          return problemResponse(toProblem('UNKNOWN', failure, log), oidOf(request));
+      if (code === 'NOT_FOUND') {
+        const { pathname } = new URL(request.url);
+        if (pathname.startsWith('/api/')) {
+          try {
+            await authenticated(request);
+          } catch (failure) {
+            return problemResponse(toProblem('UNKNOWN', failure, log), oidOf(request));
+          }
+        }
+        // A handler's own 404 (an unknown resource) is a ProblemError; only a route miss is not.
+        const allowed = error instanceof ProblemError ? [] : routes.allowed?.(pathname) ?? [];
+        if (allowed.length > 0) {
+          const problem = new ProblemError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not served here; allowed: ${allowed.join(', ')}`);
+          return problemResponse(problem, oidOf(request), { allow: allowed.join(', ') });
         }
       }
       return problemResponse(toProblem(code, error, log), oidOf(request));
