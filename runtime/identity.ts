@@ -11,6 +11,8 @@ export interface ExecutionIdentity {
   /** Whose roles and ACLs the inner operations use (api.platform runs as this principal). */
   executorId: string;
   executorKind: CurrentUser['kind'];
+  /** A service account holding INSTANCE_ADMIN: it runs approved code only (spec, Authentication rule 9). */
+  administratorAccount: boolean;
   /** What api.currentUser() returns. */
   currentUser: CurrentUser;
 }
@@ -37,6 +39,7 @@ export function resolveIdentity(
   const identity = (executor: CurrentUser): ExecutionIdentity => ({
     executorId: executor.id,
     executorKind: executor.kind,
+    administratorAccount: executor.kind === 'SERVICE_ACCOUNT' && executor.roles.includes('INSTANCE_ADMIN'),
     currentUser: currentUserMode === 'EXECUTION_ACCOUNT' ? executor : business,
   });
 

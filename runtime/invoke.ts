@@ -163,7 +163,16 @@ export class Invoker {
   }
 
   private async execute(c: Call, body: ParsedBody, query: QueryObject, identity: ExecutionIdentity): Promise<RunResult> {
-    const { endpoint, h, request } = c;
+    const { h, request } = c;
+    let { endpoint } = c;
+    // An administrator service account runs approved code only (spec, Authentication rule 9).
+    if (identity.administratorAccount && endpoint.approved !== undefined) {
+      const approved = endpoint.approved;
+      if (!approved?.code) {
+        throw new ProblemError(503, 'COMPONENT_NOT_READY', 'No revision of the component is approved to run as an administrator service account');
+      }
+      endpoint = { ...endpoint, code: approved.code, resultSchemas: approved.resultSchemas };
+    }
     const d = endpoint.definition;
     const outcome = await this.d.executor.execute({
       revision: endpoint.code!,

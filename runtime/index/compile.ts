@@ -36,6 +36,8 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
       }
       guard = compiled.guard;
     }
+    const code = codeOf(entry);
+    const resultSchemas = resultSchemasOf(entry);
     routes.push({
       method: definition.method,
       path: definition.path,
@@ -43,10 +45,11 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
         id: definition.id,
         definition,
         component: entry.component,
-        code: codeOf(entry),
+        code,
+        approved: approvedRun(entry),
         revisionDigest: entry.revision?.digest ?? null,
         guard,
-        resultSchemas: resultSchemasOf(entry),
+        resultSchemas,
         prepared: definition.staticResponse ? prepareStatic(definition.staticResponse) : null,
         hasBody: definition.method !== 'GET',
         results: definition.noResult ? 'none' : definition.popResult ? { only: definition.popResult } : undefined,
@@ -60,8 +63,16 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
   };
 }
 
-function codeOf(entry: SnapshotEndpoint): CodeRevision | null {
-  const { component, revision } = entry;
+/** What runs when the execution account is an administrator service account (spec, Authentication rule 9). */
+function approvedRun(entry: SnapshotEndpoint): CompiledEndpoint['approved'] {
+  const { approved } = entry;
+  if (approved === undefined || approved === 'same') return undefined;
+  if (approved === null) return null;
+  return { code: codeOf(entry, approved), resultSchemas: resultSchemasOf(entry, approved) };
+}
+
+function codeOf(entry: SnapshotEndpoint, revision = entry.revision): CodeRevision | null {
+  const { component } = entry;
   if (!component || !revision) return null;
   // Code of one workspace shares executor hosts only with code of the same workspace (whose
   // component admins could change it anyway); without a recorded workspace, the component alone.
@@ -75,8 +86,8 @@ function codeOf(entry: SnapshotEndpoint): CodeRevision | null {
 }
 
 /** Compiled schemas of the node results the bound revision declares with one (those that compile). */
-function resultSchemasOf(entry: SnapshotEndpoint): ReadonlyMap<string, CompiledGuard> | null {
-  const declared = entry.component?.kind === 'node' ? entry.revision?.results : undefined;
+function resultSchemasOf(entry: SnapshotEndpoint, revision = entry.revision): ReadonlyMap<string, CompiledGuard> | null {
+  const declared = entry.component?.kind === 'node' ? revision?.results : undefined;
   let out: Map<string, CompiledGuard> | null = null;
   for (const result of declared ?? []) {
     if (result.schema === undefined) continue;

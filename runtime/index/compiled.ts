@@ -13,6 +13,12 @@ export interface CompiledEndpoint {
   component: SnapshotEndpoint['component'];
   /** What the executor runs; null when no component or no usable revision (node without a ready one). */
   code: CodeRevision | null;
+  /**
+   * What runs instead when the execution account is a service account holding INSTANCE_ADMIN
+   * (spec, Authentication rule 9): the newest approved revision, null when none is approved;
+   * undefined when that is `code` itself (or the Endpoint never runs as a service account).
+   */
+  approved: { code: CodeRevision | null; resultSchemas: ReadonlyMap<string, CompiledGuard> | null } | null | undefined;
   revisionDigest: string | null;
   guard: CompiledGuard | null;
   /** Node results the revision declares with a `schema`, by name: a value must match it to be answered. */

@@ -3,7 +3,7 @@
 // export), and finishes `ready` or `failed` with its reason. Activating a ready attempt selects
 // its revision; activating an earlier ready one is the rollback. Saving code never does either.
 import type { Database } from '../db/index.ts';
-import type { Principal } from '../auth/roles.ts';
+import { isAdmin, type Principal } from '../auth/roles.ts';
 import type { Logger } from '../lib/log.ts';
 import { ProblemError, notFound } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
@@ -119,8 +119,12 @@ export class DeploymentService {
         extra: { deploymentStatus: deployment.status },
       });
     }
-    if (deployment.active) return deployment;
+    if (deployment.active && !isAdmin(principal)) return deployment;
     const outcome = await this.db.write(async (q) => {
+      // An INSTANCE_ADMIN selecting a revision approves it to run as an administrator service
+      // account (spec, Authentication rule 9); selecting it again approves one selected before.
+      const approved = isAdmin(principal) && (await this.revisions.approve(q, deployment.revisionId, principal.id));
+      if (deployment.active) return { deployment, indexVersion: approved ? await bumpIndexVersion(this.db, q) : null };
       const updated = await this.components.bump(q, componentId, { activeRevisionId: deployment.revisionId });
       if (!updated) throw notFound('Component');
       const revision = await this.revisions.get(q, updated, deployment.revisionId);
@@ -138,7 +142,7 @@ export class DeploymentService {
         afterVersion: updated.version,
         details: { componentId, revisionId: revision.id, revisionNumber: revision.number, supersededRevisionIds: activated?.supersededIds ?? [] },
       });
-      return { deployment: activeDeployment, indexVersion: activated?.indexVersion ?? null };
+      return { deployment: activeDeployment, indexVersion: activated?.indexVersion ?? (approved ? await bumpIndexVersion(this.db, q) : null) };
     });
     if (outcome.indexVersion !== null) await this.deps.publisher.published(outcome.indexVersion);
     return outcome.deployment;

@@ -23,6 +23,9 @@ export const revisionJson = (r: RevisionRecord) => ({
   ...contentFields(r.content),
 });
 
+/** A revision's approval to run as an administrator service account (kept out of the revision shape DESIGN §7 fixes). */
+export const approvalJson = (r: RevisionRecord) => ({ revisionId: r.id, approved: r.approvedBy !== null, approvedBy: r.approvedBy });
+
 export const componentJson = ({ component: c, latest, active }: ComponentView) => ({
   id: c.id,
   name: c.name,

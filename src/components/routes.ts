@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 import { ComponentCreateBody, ComponentUpdateBody, DeploymentCreateBody } from './schema.ts';
-import { componentJson, deploymentJson, etagOf, revisionJson } from './json.ts';
+import { approvalJson, componentJson, deploymentJson, etagOf, revisionJson } from './json.ts';
 import { READ_ROLES, WRITE_ROLES } from './access.ts';
 import type { ComponentService } from './service.ts';
 import type { DeploymentService } from './deployments.ts';
@@ -84,6 +84,21 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
       revisionJson(await components.revision(principal, params.componentId, params.revisionId)), {
       ...read,
       ...operation({ summary: 'Get a revision', tag }),
+    })
+    .get('/components/:componentId/revisions/:revisionId/approval', async ({ params, principal }) =>
+      approvalJson(await components.revision(principal, params.componentId, params.revisionId)), {
+      ...read,
+      ...operation({ summary: 'Whether a revision may run as an administrator service account', tag, responses: { 200: '`{revisionId, approved, approvedBy}`' } }),
+    })
+    .post('/components/:componentId/revisions/:revisionId/approve', async ({ params, principal }) =>
+      approvalJson(await components.approve(principal, params.componentId, params.revisionId)), {
+      ...read,
+      ...operation({
+        summary: 'Approve a revision to run as an administrator service account',
+        tag,
+        description: 'INSTANCE_ADMIN only. An Endpoint executing as a service account that holds INSTANCE_ADMIN runs only approved code (spec, Authentication rule 9): revisions an INSTANCE_ADMIN saved, selected (deployment activation) or approved here. Meanwhile it keeps running the newest approved revision (503 COMPONENT_NOT_READY when there is none).',
+        responses: { 200: '`{revisionId, approved: true, approvedBy}`' },
+      }),
     })
     .post('/components/:componentId/deployments', async ({ params, principal, body, set }) => {
       const deployment = await deployments.start(principal, params.componentId, body);

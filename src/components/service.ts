@@ -8,7 +8,7 @@ import { ProblemError, notFound } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordChange } from '../audit/record.ts';
-import type { IndexPublisher } from '../endpoints/index-version.ts';
+import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-version.ts';
 import { validators, type ComponentUpdateBody } from './schema.ts';
 import { createRuleViolations, updateRuleViolations } from './rules.ts';
 import { contentFromCreate, contentFromUpdate, touchesContent } from './content.ts';
@@ -68,6 +68,7 @@ export class ComponentService {
       compiled,
       createdBy: principal.id,
       createdAt: now,
+      approvedBy: isAdmin(principal) ? principal.id : null,
     };
     const component: ComponentRecord = {
       id: revision.componentId,
@@ -234,6 +235,34 @@ export class ComponentService {
     return revision;
   }
 
+  /**
+   * An INSTANCE_ADMIN approves a revision to run as an administrator service account (spec,
+   * Authentication rule 9). Runtimes pick it up at once (the index version moves); approving twice
+   * changes nothing.
+   */
+  async approve(principal: Principal, id: string, revisionId: string): Promise<RevisionRecord> {
+    if (!isAdmin(principal)) throw new ProblemError(403, 'FORBIDDEN', 'Only an INSTANCE_ADMIN approves code to run as an administrator service account');
+    const component = await loadComponent(this.db, this.components, principal, id, 'read');
+    assertId(revisionId, 'Revision');
+    const outcome = await this.db.write(async (q) => {
+      const revision = await this.revisions.get(q, component, revisionId);
+      if (!revision) throw notFound('Revision');
+      if (!(await this.revisions.approve(q, revision.id, principal.id))) return { revision, indexVersion: null };
+      await recordChange(this.db, q, principal, {
+        action: 'revision.approve',
+        resourceType: 'component',
+        resourceId: component.id,
+        workspaceId: component.workspaceId,
+        beforeVersion: component.version,
+        afterVersion: component.version,
+        details: { revisionId: revision.id, revisionNumber: revision.number },
+      });
+      return { revision: { ...revision, approvedBy: principal.id }, indexVersion: await bumpIndexVersion(this.db, q) };
+    });
+    if (outcome.indexVersion !== null) await this.deps.publisher.published(outcome.indexVersion);
+    return outcome.revision;
+  }
+
   private draftRevision(principal: Principal, component: ComponentRecord, content: ComponentContent): RevisionRecord {
     const compiled = assertSourceValid(content);
     return {
@@ -247,6 +276,8 @@ export class ComponentService {
       compiled,
       createdBy: principal.id,
       createdAt: new Date(),
+      // An administrator's own code needs no one else's approval (spec, Authentication rule 9).
+      approvedBy: isAdmin(principal) ? principal.id : null,
     };
   }
 

@@ -1,7 +1,7 @@
 // Which revision an Endpoint binding runs (spec, Versioning): a pinned digest names exactly one;
 // otherwise lowcode/json-validator follow the latest active revision and node runs its selected
 // ready revision. Reads go through the caller's handle so they can join its transaction.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, exists, isNotNull } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
 import { lockRow } from '../db/row-lock.ts';
@@ -10,6 +10,8 @@ export interface BoundRevision extends ResolvedRevision {
   number: number;
   /** node: the transpiled module. */
   compiled: string | null;
+  /** Who approved it to run as an administrator service account, or null. */
+  approvedBy: string | null;
 }
 
 export interface BoundComponent {
@@ -36,8 +38,25 @@ export class TableComponentLookup implements ComponentLookup {
     if (revision && digest && component.kind === 'node' && !(revision.status !== 'pending' && (await this.deployedReady(q, revision.id)))) revision = undefined;
     return {
       component: { id: component.id, kind: component.kind, workspaceId: component.workspaceId, name: component.name },
-      revision: revision ? { id: revision.id, number: revision.number, digest: revision.digest, content: revision.content, compiled: revision.compiled } : null,
+      revision: revision ? boundRevision(revision) : null,
     };
+  }
+
+  /**
+   * What an administrator service account may run when no pin says otherwise (spec,
+   * Authentication rule 9): the newest approved revision; for node, one that was built ready
+   * (pending code never runs).
+   */
+  async newestApproved(q: Orm, component: { id: string; kind: ComponentKind }): Promise<BoundRevision | null> {
+    const { componentRevisions: r, deployments: d } = this.db.t;
+    const built = exists(q.select({ id: d.id }).from(d).where(and(eq(d.revisionId, r.id), eq(d.status, 'ready'))));
+    const [row] = await q
+      .select()
+      .from(r)
+      .where(and(eq(r.componentId, component.id), isNotNull(r.approvedBy), component.kind === 'node' ? built : undefined))
+      .orderBy(desc(r.number))
+      .limit(1);
+    return row ? boundRevision(row) : null;
   }
 
   private async deployedReady(q: Orm, revisionId: string): Promise<boolean> {
@@ -69,3 +88,12 @@ export class TableComponentLookup implements ComponentLookup {
     return rows.length > 0;
   }
 }
+
+const boundRevision = (row: Database['t']['componentRevisions']['$inferSelect']): BoundRevision => ({
+  id: row.id,
+  number: row.number,
+  digest: row.digest,
+  content: row.content,
+  compiled: row.compiled,
+  approvedBy: row.approvedBy ?? null,
+});

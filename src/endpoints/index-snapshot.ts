@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/index.ts';
 import type { ComponentKind } from './contract.ts';
-import type { TableComponentLookup } from './component-lookup.ts';
+import type { BoundRevision, TableComponentLookup } from './component-lookup.ts';
 import { readSettings, type EndpointSettings } from './settings.ts';
 import type { EndpointRecord } from './schema.ts';
 import type { EndpointStore } from './store.ts';
@@ -27,6 +27,13 @@ export interface SnapshotEndpoint {
   component: { id: string; kind: ComponentKind; name: string; workspaceId?: string } | null;
   /** The revision this binding runs; null for a node component without a selected ready revision. */
   revision: SnapshotRevision | null;
+  /**
+   * What it runs when the execution account is a service account holding INSTANCE_ADMIN (spec,
+   * Authentication rule 9): an approved revision only. `same` when that is `revision`; null when no
+   * revision is approved; absent when the Endpoint never executes as a service account (and in
+   * snapshots cached by older versions).
+   */
+  approved?: SnapshotRevision | 'same' | null;
   /** The inline guard schema, or the json-validator revision's schema. */
   guardSchema: unknown;
 }
@@ -48,18 +55,19 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore, com
       const { createdAt: _c, updatedAt: _u, contractStatus: _s, ...definition } = record;
       let component: SnapshotEndpoint['component'] = null;
       let revision: SnapshotRevision | null = null;
+      let approved: SnapshotEndpoint['approved'];
       if (record.componentId) {
         const bound = await components.resolve(q, record.componentId, record.componentDigest);
         if (bound) {
           component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name, workspaceId: bound.component.workspaceId };
-          if (bound.revision) {
-            const content = bound.revision.content;
-            revision = { id: bound.revision.id, number: bound.revision.number, digest: bound.revision.digest };
-            if (bound.component.kind === 'lowcode') {
-              revision.elements = ((content.elements ?? []) as { name: string; code: string; visible?: boolean }[]).map((e) => ({ name: e.name, code: e.code, visible: e.visible !== false }));
-            } else if (bound.component.kind === 'node') {
-              revision.source = bound.revision.compiled ?? '';
-              if (Array.isArray(content.results)) revision.results = content.results as SnapshotRevision['results'];
+          if (bound.revision) revision = snapshotRevision(bound.component.kind, bound.revision);
+          const mode = record.executionPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
+          if (mode === 'SERVICE_ACCOUNT') {
+            if (bound.revision?.approvedBy) approved = 'same';
+            else if (record.componentDigest !== undefined) approved = null; // pinned to code nobody approved
+            else {
+              const newest = await components.newestApproved(q, bound.component);
+              approved = newest ? snapshotRevision(bound.component.kind, newest) : null;
             }
           }
         }
@@ -70,8 +78,21 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore, com
         const bound = await components.resolve(q, record.guard.componentId, record.guard.componentDigest);
         guardSchema = bound?.revision?.content.schema ?? null;
       }
-      endpoints.push({ definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'], component, revision, guardSchema });
+      endpoints.push({ definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'], component, revision, ...(approved !== undefined ? { approved } : {}), guardSchema });
     }
     return { version: state?.version ?? 0, builtAt: new Date().toISOString(), settings, endpoints };
   });
+}
+
+/** A bound revision in the executor's terms: lowcode elements, or the node module and its declared results. */
+function snapshotRevision(kind: ComponentKind, bound: BoundRevision): SnapshotRevision {
+  const content = bound.content;
+  const revision: SnapshotRevision = { id: bound.id, number: bound.number, digest: bound.digest };
+  if (kind === 'lowcode') {
+    revision.elements = ((content.elements ?? []) as { name: string; code: string; visible?: boolean }[]).map((e) => ({ name: e.name, code: e.code, visible: e.visible !== false }));
+  } else if (kind === 'node') {
+    revision.source = bound.compiled ?? '';
+    if (Array.isArray(content.results)) revision.results = content.results as SnapshotRevision['results'];
+  }
+  return revision;
 }

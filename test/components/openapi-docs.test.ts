@@ -38,6 +38,8 @@ test('the OpenAPI document with the component routes is valid 3.1', async () => 
     '/api/v1/components/{componentId}/deployments/{deploymentId}/activate',
     '/api/v1/components/{componentId}/revisions',
     '/api/v1/components/{componentId}/revisions/{revisionId}',
+    '/api/v1/components/{componentId}/revisions/{revisionId}/approval',
+    '/api/v1/components/{componentId}/revisions/{revisionId}/approve',
   ]);
   expect(doc.paths['/api/v1/components']!.post!.requestBody).toBeDefined();
 });

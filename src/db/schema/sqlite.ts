@@ -145,6 +145,11 @@ export const componentRevisions = sqliteTable('component_revisions', {
   compiled: text('compiled'),
   createdBy: id('created_by').notNull(),
   createdAt: ts('created_at').notNull(),
+  /**
+   * The INSTANCE_ADMIN who approved this revision to run as an administrator service account
+   * (spec, Authentication rule 9): its author, the one who activated its deployment, or an explicit approval.
+   */
+  approvedBy: id('approved_by'),
 }, (t) => [
   uniqueIndex('component_revisions_number_idx').on(t.componentId, t.number),
   index('component_revisions_digest_idx').on(t.componentId, t.digest),
