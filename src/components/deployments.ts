@@ -124,7 +124,19 @@ export class DeploymentService {
       // An INSTANCE_ADMIN selecting a revision approves it to run as an administrator service
       // account (spec, Authentication rule 9); selecting it again approves one selected before.
       const approved = isAdmin(principal) && (await this.revisions.approve(q, deployment.revisionId, principal.id));
-      if (deployment.active) return { deployment, indexVersion: approved ? await bumpIndexVersion(this.db, q) : null };
+      if (deployment.active) {
+        if (!approved) return { deployment, indexVersion: null };
+        await recordChange(this.db, q, principal, {
+          action: 'revision.approve',
+          resourceType: 'component',
+          resourceId: component.id,
+          workspaceId: component.workspaceId,
+          beforeVersion: component.version,
+          afterVersion: component.version,
+          details: { revisionId: deployment.revisionId, deploymentId: deployment.id },
+        });
+        return { deployment, indexVersion: await bumpIndexVersion(this.db, q) };
+      }
       const updated = await this.components.bump(q, componentId, { activeRevisionId: deployment.revisionId });
       if (!updated) throw notFound('Component');
       const revision = await this.revisions.get(q, updated, deployment.revisionId);
