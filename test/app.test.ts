@@ -107,6 +107,19 @@ describe('OpenAPI', () => {
     await SwaggerParser.validate(structuredClone(doc.body) as unknown as Parameters<typeof SwaggerParser.validate>[0]);
   });
 
+  test('every list names the list-engine query parameters and its page envelope; conflicts are documented', async () => {
+    const doc = (await p.json<Record<string, any>>('GET', '/api/v1/docs/json', { key: null })).body;
+    const lists = ['/api/v1/agents', '/api/v1/agents/runs/{agentRunId}/events', '/api/v1/endpoints', '/api/v1/components', '/api/v1/api-keys', '/api/v1/workspaces', '/api/v1/audit'];
+    for (const path of lists) {
+      const get = doc.paths[path].get;
+      const query = get.parameters.filter((x: { in: string }) => x.in === 'query').map((x: { name: string }) => x.name);
+      expect(query).toEqual(expect.arrayContaining(['offset', 'limit', 'count', 'filter', 'sort', 'distinct', 'fields', 'joins', 'groupBy', 'cast', 'cte', 'debug']));
+      expect(get.responses['200'].content['application/json'].schema.required).toEqual(['data', 'meta']);
+    }
+    expect(Object.keys(doc.paths['/api/v1/agents/{agentId}'].patch.responses)).toEqual(expect.arrayContaining(['409', '412', '413', '422']));
+    expect(Object.keys(doc.paths['/api/v1/endpoints/{id}/activate'].post.responses)).toEqual(expect.arrayContaining(['409', '422']));
+  });
+
   test('the docs UI is served', async () => {
     const r = await p.call('GET', '/api/v1/docs', { key: null });
     expect(r.status).toBe(200);

@@ -36,7 +36,7 @@ export function accountRoutes(
     .post('/users', async ({ body, set }) => {
       set.status = 201;
       return principalJson(await accounts.createUser(body));
-    }, { ...admin, ...operation({ summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: 'The user' } }) })
+    }, { ...admin, ...operation({ summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: 'The user' }, errors: [409] }) })
     .get('/users/:id', async ({ params }) => principalJson(await accounts.get('USER', params.id)),
       { ...admin, ...operation({ summary: 'Get a user', tag: 'Accounts' }) })
     .patch('/users/:id', async ({ params, body }) => principalJson(await accounts.updateUser(params.id, body)),
@@ -59,7 +59,7 @@ export function accountRoutes(
     .get('/api-keys', ({ query, principal, request }) => {
       const target = accounts.keyOwnerFor(principal, query.principalId);
       return lister.apiKeys(principal, target, new URL(request.url).search);
-    }, { ...anyPrincipal, ...operation({ summary: 'List active API keys (own, or any principal\'s for INSTANCE_ADMIN; list engine)', tag: 'Accounts' }) })
+    }, { ...anyPrincipal, ...operation({ summary: 'List active API keys (own, or any principal\'s for INSTANCE_ADMIN; list engine)', tag: 'Accounts', list: true, query: [{ name: 'principalId', description: 'Whose keys (INSTANCE_ADMIN only for another principal; default: the caller)', schema: { type: 'string', format: 'uuid' } }] }) })
     .delete('/api-keys/:id', async ({ params, principal, set }) => {
       await accounts.revokeKey(principal, params.id);
       set.status = 204;
@@ -68,10 +68,10 @@ export function accountRoutes(
       const w = await accounts.createWorkspace(body);
       set.status = 201;
       return { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
-    }, { ...admin, ...operation({ summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: 'The workspace' } }) })
+    }, { ...admin, ...operation({ summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: 'The workspace' }, errors: [409] }) })
     .get('/workspaces', ({ principal, request }) => lister.workspaces(principal, new URL(request.url).search), {
       ...anyPrincipal,
-      ...operation({ summary: 'List visible workspaces (list engine)', tag: 'Accounts' }),
+      ...operation({ summary: 'List visible workspaces (list engine)', tag: 'Accounts', list: true }),
     })
     .post('/groups', async ({ body, set }) => {
       const g = await accounts.createGroup(body);

@@ -23,7 +23,7 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
     })
     .get('/agents', ({ principal, request }) => lister.list(principal, new URL(request.url).search), {
       auth: { roles: agentRoles },
-      ...operation({ summary: 'List Agents (list engine: filter, sort, fields, paging)', tag: 'Agents' }),
+      ...operation({ summary: 'List Agents (list engine: filter, sort, fields, paging)', tag: 'Agents', list: true }),
     })
     .get('/agents/:agentId', async ({ params, principal, set }) => {
       const agent = await agents.get(principal, params.agentId);
@@ -45,6 +45,7 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
           'Optimistic locking through `version` (409 VERSION_CONFLICT) or `If-Match` (412). Returns the whole Agent record with an ETag.',
         body: AgentUpdateBody,
         responses: { 200: 'The whole updated Agent record' },
+        errors: [409, 412],
       }),
     })
     .delete('/agents/:agentId', async ({ params, principal, set }) => {

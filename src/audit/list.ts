@@ -57,6 +57,6 @@ export function auditRoutes(conventions: ReturnType<typeof httpConventions>, lis
     .use(conventions)
     .get('/audit', ({ principal, request }) => lister.list(principal, new URL(request.url).search), {
       auth: { roles: ['ENDPOINT_ADMIN', 'COMPONENT_ADMIN'] },
-      ...operation({ summary: 'Audit trail: changes (who, what, when, versions) and invocations (initiator, execution account, status, duration, oid, execution id)', tag: 'Audit' }),
+      ...operation({ summary: 'Audit trail: changes (who, what, when, versions) and invocations (initiator, execution account, status, duration, oid, execution id)', tag: 'Audit', list: true }),
     });
 }

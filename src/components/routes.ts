@@ -40,7 +40,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
     })
     .get('/components', ({ principal, request }) => components.list(principal, new URL(request.url).search), {
       ...read,
-      ...operation({ summary: 'List Components (offset, limit)', tag }),
+      ...operation({ summary: 'List Components (list engine)', tag, list: true }),
     })
     .get('/components/:componentId', async ({ params, principal, set }) => {
       const view = await components.get(principal, params.componentId);
@@ -61,6 +61,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
           'Optimistic locking through `version` (409 VERSION_CONFLICT) or `If-Match` (412).',
         body: ComponentUpdateBody,
         responses: { 200: 'The whole Component' },
+        errors: [409, 412],
       }),
     })
     .delete('/components/:componentId', async ({ params, principal, request, set }) => {
@@ -73,12 +74,13 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
         tag,
         description: 'Refused with 409 COMPONENT_IN_USE, naming the dependents, while an active Endpoint or an agent plugin uses it.',
         responses: { 204: 'Deleted' },
+        errors: [409, 412],
       }),
     })
     .get('/components/:componentId/revisions', ({ params, principal, request }) =>
       components.revisionList(principal, params.componentId, new URL(request.url).search), {
       ...read,
-      ...operation({ summary: 'List the revisions of a Component, newest first', tag }),
+      ...operation({ summary: 'List the revisions of a Component, newest first (list engine)', tag, list: true }),
     })
     .get('/components/:componentId/revisions/:revisionId', async ({ params, principal }) =>
       revisionJson(await components.revision(principal, params.componentId, params.revisionId)), {
@@ -117,7 +119,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
     .get('/components/:componentId/deployments', ({ params, principal, request }) =>
       deployments.list(principal, params.componentId, new URL(request.url).search), {
       ...read,
-      ...operation({ summary: 'List deployment attempts, newest first', tag: deployTag }),
+      ...operation({ summary: 'List deployment attempts, newest first (list engine)', tag: deployTag, list: true }),
     })
     .get('/components/:componentId/deployments/:deploymentId', async ({ params, principal }) =>
       deploymentJson(await deployments.get(principal, params.componentId, params.deploymentId)), {
@@ -132,6 +134,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
         tag: deployTag,
         description: 'Selects the attempt\'s revision as the one node Endpoints run. 409 DEPLOYMENT_NOT_READY unless the attempt is ready.',
         responses: { 200: 'The activated attempt' },
+        errors: [409],
       }),
     });
 }

@@ -49,7 +49,7 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
     }, { ...admins, ...operation({ summary: 'Create an Endpoint definition (disabled)', tag: 'Endpoints', body: EndpointCreateBody, responses: { 201: 'The definition' } }) })
     .get('/endpoints', ({ principal, request }) => deps.lister.list(principal, new URL(request.url).search), {
       ...admins,
-      ...operation({ summary: 'List Endpoint definitions (list engine)', tag: 'Endpoints' }),
+      ...operation({ summary: 'List Endpoint definitions (list engine)', tag: 'Endpoints', list: true }),
     })
     .get('/endpoints/:id', async ({ principal, params, set }) => {
       const e = await endpoints.get(principal, params.id);
@@ -60,16 +60,16 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
       const e = await endpoints.update(principal, params.id, body, request.headers.get('if-match'));
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ summary: 'Update an Endpoint definition (optimistic locking with version / If-Match)', tag: 'Endpoints', body: EndpointUpdateBody }) })
+    }, { ...admins, ...operation({ summary: 'Update an Endpoint definition (optimistic locking with version / If-Match)', tag: 'Endpoints', body: EndpointUpdateBody, errors: [409, 412] }) })
     .delete('/endpoints/:id', async ({ principal, params, set }) => {
       await endpoints.delete(principal, params.id);
       set.status = 204;
-    }, { ...admins, ...operation({ summary: 'Delete a disabled Endpoint definition', tag: 'Endpoints', responses: { 204: 'Deleted' } }) })
+    }, { ...admins, ...operation({ summary: 'Delete a disabled Endpoint definition', tag: 'Endpoints', responses: { 204: 'Deleted' }, errors: [409] }) })
     .post('/endpoints/:id/activate', async ({ principal, params, set }) => {
       const e = await endpoints.activate(principal, params.id);
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route)', tag: 'Endpoints' }) })
+    }, { ...admins, ...operation({ summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route)', tag: 'Endpoints', errors: [409, 422] }) })
     .post('/endpoints/:id/disable', async ({ principal, params, set }) => {
       const e = await endpoints.disable(principal, params.id);
       set.headers.etag = etagOf(e.version);
