@@ -7,6 +7,7 @@ import { validBody } from '../http/body.ts';
 import { ifMatchAccepts } from '../http/etag.ts';
 import { inWorkspace, isAdmin } from '../auth/roles.ts';
 import { creationWorkspace, type WorkspaceStore } from '../auth/workspaces.ts';
+import { isUuid } from '../lib/ids.ts';
 import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
 import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
 import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';
@@ -86,7 +87,12 @@ export class AgentService {
       const agent = await this.deps.agents.get(id);
       assertVisible(principal, agent);
       assertCanWrite(principal, agent);
-      const body = stripIgnoredFields(validBody(rawBody, agentUpdateValidator, (b) => this.rules(b))) as AgentUpdateBody;
+      let body: AgentUpdateBody;
+      try {
+        body = stripIgnoredFields(validBody(rawBody, agentUpdateValidator, (b) => this.rules(b))) as AgentUpdateBody;
+      } catch (error) {
+        throw await this.withReferenceViolations(error, rawBody, agent);
+      }
 
       if (ifMatch !== null && !ifMatchAccepts(ifMatch, agent.version)) {
         throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${agent.version}`, {
@@ -147,10 +153,33 @@ export class AgentService {
    * account with platform access. A user or service account must belong to the agent's workspace
    * (or be INSTANCE_ADMIN): one that cannot see the agent is not a usable owner or account.
    */
-  private async assertReferences(
-    refs: { workspaceId: string; ownerId: string; ownerType: OwnerType; serviceAccountUserId: string | null },
-    changed: { owner: boolean; serviceAccount: boolean },
-  ): Promise<void> {
+  private async assertReferences(refs: References, changed: { owner: boolean; serviceAccount: boolean }): Promise<void> {
+    const errors = await this.referenceViolations(refs, changed);
+    if (errors.length > 0) throw new ProblemError(422, 'VALIDATION_FAILED', errors[0]!.message, { errors });
+  }
+
+  /**
+   * A body the schema refused is checked for unusable references too, so that every violation is
+   * reported at once (DESIGN §4): the owner and service account it names, where they are well formed.
+   */
+  private async withReferenceViolations(error: unknown, raw: unknown, agent: AgentRecord): Promise<unknown> {
+    if (!(error instanceof ProblemError) || error.status !== 422 || !error.errors || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error;
+    const refused = new Set(error.errors.map((v) => v.pointer));
+    const body = raw as Record<string, unknown>;
+    const id = (key: string) => (!refused.has(`/${key}`) && typeof body[key] === 'string' && isUuid(body[key]) ? body[key].toLowerCase() : undefined);
+    const ownerId = id('ownerId');
+    const ownerType = !refused.has('/ownerType') && OWNER_TYPES.includes(body.ownerType as OwnerType) ? (body.ownerType as OwnerType) : undefined;
+    const serviceAccountUserId = id('serviceAccountUserId');
+    const owner = ownerId !== undefined && (ownerType !== undefined || !('ownerType' in body));
+    if (!owner && serviceAccountUserId === undefined) return error;
+    const more = await this.referenceViolations(
+      { workspaceId: agent.workspaceId, ownerId: ownerId ?? agent.ownerId, ownerType: ownerType ?? agent.ownerType, serviceAccountUserId: serviceAccountUserId ?? null },
+      { owner, serviceAccount: serviceAccountUserId !== undefined },
+    );
+    return more.length === 0 ? error : new ProblemError(422, error.code, error.message, { errors: [...error.errors, ...more] });
+  }
+
+  private async referenceViolations(refs: References, changed: { owner: boolean; serviceAccount: boolean }): Promise<Violation[]> {
     const errors: Violation[] = [];
     if (changed.owner) {
       const owner = await this.owner(refs.ownerId, refs.ownerType, refs.workspaceId);
@@ -168,7 +197,7 @@ export class AgentService {
         errors.push({ pointer: '/serviceAccountUserId', message: 'The service account is not a member of the agent\'s workspace' });
       }
     }
-    if (errors.length > 0) throw new ProblemError(422, 'VALIDATION_FAILED', errors[0]!.message, { errors });
+    return errors;
   }
 
   /**
@@ -183,6 +212,15 @@ export class AgentService {
     return inWorkspace(principal, workspaceId) ? 'usable' : 'elsewhere';
   }
 }
+
+interface References {
+  workspaceId: string;
+  ownerId: string;
+  ownerType: OwnerType;
+  serviceAccountUserId: string | null;
+}
+
+const OWNER_TYPES: readonly OwnerType[] = ['USER', 'GROUP', 'SERVICE_ACCOUNT'];
 
 const versionConflict = (currentVersion: number) =>
   new ProblemError(409, 'VERSION_CONFLICT', `The agent is at version ${currentVersion}`, { extra: { currentVersion } });

@@ -221,6 +221,18 @@ describe('ownership, roles and workspaces', () => {
     expect((await patch(a.id, { serviceAccountUserId: ids.owner })).status).toBe(422);
   });
 
+  test('schema violations and unusable references are reported together, nothing stored', async () => {
+    const a = await newAgent();
+    const before = await stored(a.id);
+    const r = await patch(a.id, { name: '', ownerId: crypto.randomUUID(), ownerType: 'USER', serviceAccountUserId: crypto.randomUUID(), config: { maxTicks: 0 } });
+    expect(r.status).toBe(422);
+    expect(r.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/config/maxTicks', '/name', '/ownerId', '/serviceAccountUserId']);
+    // A reference the schema refused already is reported once, by the schema.
+    const malformed = await patch(a.id, { name: '', ownerId: 'not-a-uuid' });
+    expect(malformed.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/name', '/ownerId']);
+    expect(await stored(a.id)).toBe(before);
+  });
+
   test('an owner must be usable: a disabled user or an inactive service account is 422 at /ownerId', async () => {
     const a = await newAgent();
     const user = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'gone', email: 'gone@example.com', roles: [], platformAccess: true } });
