@@ -2,7 +2,7 @@
 // endpoint): the same paging, filters, sort, fields and envelope as every other list.
 import type { Database } from '../db/index.ts';
 import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, runList, type ListResult } from '../query/index.ts';
+import { defineResource, defineTable, parseListQueryPartly, runList, type ListResult } from '../query/index.ts';
 import { workspaceScope } from '../query/scope.ts';
 
 export const workspacesResource = defineResource({
@@ -41,12 +41,12 @@ export class AccountLister {
 
   /** Every workspace for an instance admin, else the caller's own. */
   workspaces(principal: Principal, search: string): Promise<ListResult> {
-    return runList(this.db.runner, workspacesResource, parseListQuery(search), { scope: workspaceScope(principal, 'id'), debugAllowed: isAdmin(principal) });
+    return runList(this.db.runner, workspacesResource, parseListQueryPartly(search), { scope: workspaceScope(principal, 'id'), debugAllowed: isAdmin(principal) });
   }
 
   /** The active keys of one principal (whose access the caller has already been checked for). */
   apiKeys(principal: Principal, principalId: string, search: string): Promise<ListResult> {
     const scope = { and: [{ field: 'principalId', op: 'eq' as const, value: principalId }, { field: 'revokedAt', op: 'isNull' as const }] };
-    return runList(this.db.runner, apiKeysResource, parseListQuery(search), { scope, debugAllowed: isAdmin(principal) });
+    return runList(this.db.runner, apiKeysResource, parseListQueryPartly(search), { scope, debugAllowed: isAdmin(principal) });
   }
 }

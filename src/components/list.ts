@@ -3,7 +3,7 @@
 // revisions, a revision with its content); with `fields`/`groupBy`/`distinct` rows are as selected.
 import type { Database } from '../db/index.ts';
 import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQuery, runList, type ListQuery, type ListResource, type ListResult } from '../query/index.ts';
+import { defineResource, defineTable, parseListQueryPartly, runList, type ListQuery, type ListResource, type ListResult } from '../query/index.ts';
 import { listInWorkspaces } from '../query/scope.ts';
 
 const revisionsTable = defineTable({
@@ -65,7 +65,7 @@ export async function listComponents(
   search: string,
   expand: (ids: string[]) => Promise<Map<string, unknown>>,
 ): Promise<ListResult> {
-  const query = parseListQuery(search);
+  const query = parseListQueryPartly(search);
   return withRecords(query, await listInWorkspaces(db, componentsResource, principal, query), expand);
 }
 
@@ -114,7 +114,7 @@ export async function listOfComponent(
   search: string,
   expand: (ids: string[]) => Promise<Map<string, unknown>>,
 ): Promise<ListResult> {
-  const query = parseListQuery(search);
+  const query = parseListQueryPartly(search);
   const scope = { field: 'componentId', op: 'eq', value: componentId } as const;
   return withRecords(query, await runList(db.runner, resource, query, { scope, debugAllowed: isAdmin(principal) }), expand);
 }

@@ -5,7 +5,7 @@ export { dialectFor } from './dialect/index.ts';
 export type { SqlDialect } from './dialect/types.ts';
 export { LIMITS } from './limits.ts';
 export { OPERATORS, type Operator } from './operators.ts';
-export { parseListQuery } from './parse/index.ts';
+export { parseListQuery, parseListQueryPartly } from './parse/index.ts';
 export {
   type AggregateFn,
   defineResource,

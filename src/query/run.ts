@@ -9,6 +9,8 @@ import { decodeRows } from './decode.ts';
 import { type DebugInfo, explain } from './debug.ts';
 import { dialectFor } from './dialect/index.ts';
 import { QueryIssue, debugForbidden } from './errors.ts';
+import { LIMITS } from './limits.ts';
+import { parseIssuesOf } from './parse/index.ts';
 import type { Operator } from './operators.ts';
 import { parseNode } from './parse/filter.ts';
 import type { ListResource } from './resource.ts';
@@ -79,6 +81,8 @@ export async function runList(runner: SqlRunner, resource: ListResource, query: 
     tables: new Map(Object.entries(options.tableScopes ?? {}).map(([table, f]) => [table, f === 'all' ? 'all' : trusted(f, `/tableScopes/${table}`)])),
   };
   if (options.scope) scopes.base = trusted(options.scope, '/scope');
+  const pending = parseIssuesOf(query);
+  if (pending) throw withCompileIssues(pending, () => compileList(dialect, resource, query, scopes));
   const compiled = compileList(dialect, resource, query, scopes);
 
   const rows = await execute(runner, compiled.page);
@@ -96,4 +100,21 @@ export async function runList(runner: SqlRunner, resource: ListResource, query: 
     result.debug = info;
   }
   return result;
+}
+
+/** The parse problem, with whatever compiling the rest of the query finds wrong too (one 400 for all). */
+function withCompileIssues(pending: ProblemError, compile: () => unknown): ProblemError {
+  try {
+    compile();
+  } catch (error) {
+    if (error instanceof ProblemError && error.code === 'INVALID_QUERY' && error.errors) {
+      const seen = new Set(pending.errors?.map((v) => `${v.pointer}\u0000${v.message}`));
+      const more = error.errors.filter((v) => !seen.has(`${v.pointer}\u0000${v.message}`));
+      if (more.length > 0) {
+        const errors = [...(pending.errors ?? []), ...more].slice(0, LIMITS.violations);
+        return new ProblemError(400, 'INVALID_QUERY', `${errors.length} query parameters are invalid`, { errors });
+      }
+    }
+  }
+  return pending;
 }

@@ -3,7 +3,7 @@ import type { Database } from '../db/index.ts';
 import { isAdmin, type Principal } from '../auth/roles.ts';
 import type { ListQuery } from './ast.ts';
 import type { ListResource } from './resource.ts';
-import { parseListQuery } from './parse/index.ts';
+import { parseListQueryPartly } from './parse/index.ts';
 import { runList, type FilterInput, type ListResult } from './run.ts';
 
 /** A uuid no row has: `in` needs a non-empty list, and a principal may belong to no workspace. */
@@ -16,6 +16,6 @@ export function workspaceScope(principal: Principal, field = 'workspaceId'): Fil
 
 /** Runs a list request over a resource with a `workspaceId` field, limited to what the caller may see. */
 export function listInWorkspaces(db: Database, resource: ListResource, principal: Principal, search: string | ListQuery): Promise<ListResult> {
-  const query = typeof search === 'string' ? parseListQuery(search) : search;
+  const query = typeof search === 'string' ? parseListQueryPartly(search) : search;
   return runList(db.runner, resource, query, { scope: workspaceScope(principal), debugAllowed: isAdmin(principal) });
 }

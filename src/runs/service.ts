@@ -7,7 +7,7 @@ import type { AgentService } from '../agents/service.ts';
 import { assertCanRead, isOwner } from '../agents/access.ts';
 import type { AgentRecord } from '../agents/record.ts';
 import type { Database } from '../db/index.ts';
-import { runList, parseListQuery, type ListResult } from '../query/index.ts';
+import { runList, parseListQueryPartly, type ListResult } from '../query/index.ts';
 import type { FilterInput } from '../query/run.ts';
 import { runEventsResource } from '../query/resources/run-events.ts';
 import { FINAL_STATES, type RunRecord } from './record.ts';
@@ -106,7 +106,7 @@ export class RunService {
   /** GET …/events: the list engine over this run's events (and its run tree, for joins and CTEs). */
   async events(principal: Principal, runId: string, search: string): Promise<ListResult> {
     const { run } = await this.get(principal, runId);
-    const query = parseListQuery(search);
+    const query = parseListQueryPartly(search);
     return runList(this.db.runner, runEventsResource, query, {
       scope: { field: 'runId', op: 'eq', value: run.id },
       tableScopes: {

@@ -226,10 +226,10 @@ describe('ownership, roles and workspaces', () => {
     const before = await stored(a.id);
     const r = await patch(a.id, { name: '', ownerId: crypto.randomUUID(), ownerType: 'USER', serviceAccountUserId: crypto.randomUUID(), config: { maxTicks: 0 } });
     expect(r.status).toBe(422);
-    expect(r.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/config/maxTicks', '/name', '/ownerId', '/serviceAccountUserId']);
+    expect((r.body.errors as { pointer: string }[]).map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/config/maxTicks', '/name', '/ownerId', '/serviceAccountUserId']);
     // A reference the schema refused already is reported once, by the schema.
     const malformed = await patch(a.id, { name: '', ownerId: 'not-a-uuid' });
-    expect(malformed.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/name', '/ownerId']);
+    expect((malformed.body.errors as { pointer: string }[]).map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/name', '/ownerId']);
     expect(await stored(a.id)).toBe(before);
   });
 

@@ -160,6 +160,14 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(f.status).toBe(400);
       expect(JSON.stringify(f.body)).toContain('nope');
       expect((await events(runId, '?filter={bad')).status).toBe(400);
+      // A parameter that does not parse does not hide what is wrong with the others: one 400 names all.
+      const all = await events(runId, `?limit=-1&sort=nope&fields=bad,seq&filter=${encodeURIComponent(JSON.stringify({ field: 'x', op: 'eq', value: 1 }))}`);
+      expect(all.status).toBe(400);
+      const pointers: string[] = all.body.errors.map((e: { pointer: string }) => e.pointer);
+      expect(pointers.some((x) => x.startsWith('/query/limit'))).toBe(true);
+      expect(pointers.some((x) => x.startsWith('/query/sort'))).toBe(true);
+      expect(pointers.some((x) => x.startsWith('/query/fields'))).toBe(true);
+      expect(pointers.some((x) => x.startsWith('/query/filter'))).toBe(true);
     });
 
     test('debug: INSTANCE_ADMIN gets SQL, params and a plan; others 403 DEBUG_FORBIDDEN', async () => {

@@ -1,6 +1,7 @@
 // parseListQuery: query string → ListQuery. Each parameter is parsed on its own so that one
 // 400 reports every bad parameter.
 import type { ListQuery } from '../ast.ts';
+import type { ProblemError } from '../../http/problem.ts';
 import { Issues, at } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
 import { parseCast } from './cast.ts';
@@ -15,6 +16,23 @@ import type { Budget } from './shape.ts';
 
 /** Parses the list parameters of a request; throws a 400 INVALID_QUERY problem listing every bad one. */
 export function parseListQuery(search: URLSearchParams | string): ListQuery {
+  const query = parseListQueryPartly(search);
+  const pending = parseIssuesOf(query);
+  if (pending) throw pending;
+  return query;
+}
+
+const PARSE_ISSUES = Symbol('parse issues');
+
+/** The 400 problem of the parameters that did not parse, when `parseListQueryPartly` left one. */
+export const parseIssuesOf = (query: ListQuery): ProblemError | undefined => (query as { [PARSE_ISSUES]?: ProblemError })[PARSE_ISSUES];
+
+/**
+ * Like parseListQuery, but a parameter that does not parse is left at its default and its
+ * violations ride along (parseIssuesOf): runList compiles the rest too, so that one 400 names
+ * every bad part, unknown fields included, not only what failed to parse.
+ */
+export function parseListQueryPartly(search: URLSearchParams | string): ListQuery {
   const issues = new Issues();
   const params = issues.section(() => readParams(search));
   issues.throwIfAny();
@@ -36,6 +54,10 @@ export function parseListQuery(search: URLSearchParams | string): ListQuery {
   each('groupBy', (raw, p) => (query.groupBy = parseNames(raw, p, LIMITS.groupByEntries)));
   each('cast', (raw, p) => (query.cast = parseCast(raw, p)));
   each('cte', (raw, p) => (query.cte = parseCte(raw, p, budget)));
-  issues.throwIfAny();
+  try {
+    issues.throwIfAny();
+  } catch (problem) {
+    Object.defineProperty(query, PARSE_ISSUES, { value: problem, enumerable: false });
+  }
   return query;
 }
