@@ -36,13 +36,33 @@ export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
   const compiled = TypeCompiler.Compile(schema);
   return {
     schema,
-    check: (value): value is Static<S> => compiled.Check(value),
+    // TypeBox counts a string's UTF-16 units against maxLength; JSON Schema (and the spec's
+    // "characters") count code points, so a refusal for length alone is looked at again.
+    check: (value): value is Static<S> => compiled.Check(value) || onlyUnitCounts(compiled.Errors(value)),
     violations(value, prefix = '') {
       const out: Violation[] = [];
-      explain(compiled.Errors(value), prefix, out, new Set());
+      explain(filterUnitCounts(compiled.Errors(value)), prefix, out, new Set());
       return out;
     },
   };
+}
+
+/** A maxLength refusal of a string whose characters (code points) are within the bound. */
+function unitCountOnly(error: ValueError): boolean {
+  if (error.type !== ValueErrorType.StringMaxLength || typeof error.value !== 'string') return false;
+  const max = (error.schema as { maxLength?: number }).maxLength ?? Infinity;
+  let points = 0;
+  for (const _ of error.value) if (++points > max) return false;
+  return true;
+}
+
+function onlyUnitCounts(errors: Iterable<ValueError>): boolean {
+  for (const error of errors) if (!unitCountOnly(error)) return false;
+  return true;
+}
+
+function* filterUnitCounts(errors: Iterable<ValueError>): Iterable<ValueError> {
+  for (const error of errors) if (!unitCountOnly(error)) yield error;
 }
 
 const MAX_VIOLATIONS = 100;

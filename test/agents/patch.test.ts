@@ -221,6 +221,18 @@ describe('ownership, roles and workspaces', () => {
     expect((await patch(a.id, { serviceAccountUserId: ids.owner })).status).toBe(422);
   });
 
+  test('string bounds count characters (code points), not UTF-16 units', async () => {
+    const a = await newAgent();
+    const emoji = '\u{1F600}'; // one character, two UTF-16 units
+    const ok = await patch(a.id, { config: { definition: { identity: emoji.repeat(500) } } });
+    expect(ok.status).toBe(200);
+    expect((ok.body.config as { definition: { identity: string } }).definition.identity).toBe(emoji.repeat(500));
+    const long = await patch(a.id, { config: { definition: { identity: emoji.repeat(501) } } });
+    expect(long.status).toBe(422);
+    expect(long.body).toMatchObject({ errors: [{ pointer: '/config/definition/identity' }] });
+    expect((await patch(a.id, { config: { definition: { identity: 'x'.repeat(501) } } })).status).toBe(422);
+  });
+
   test('schema violations and unusable references are reported together, nothing stored', async () => {
     const a = await newAgent();
     const before = await stored(a.id);
