@@ -4,7 +4,7 @@ import type { Principal } from '../auth/roles.ts';
 import { loadPrincipal } from '../auth/principals.ts';
 import { recordChange } from '../audit/record.ts';
 import { validBody } from '../http/body.ts';
-import { ProblemError } from '../http/problem.ts';
+import { ProblemError, type Violation } from '../http/problem.ts';
 import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
 import { validators } from './schema.ts';
 import { deleteSettings, readSettings, writeSettings, type EndpointSettings } from './settings.ts';
@@ -17,15 +17,14 @@ export class EndpointSettingsService {
   }
 
   async put(principal: Principal, rawBody: unknown): Promise<EndpointSettings> {
-    const body = validBody(rawBody, validators.settings);
+    const body = validBody(rawBody, validators.settings, accountRequired);
     const value = { executionPolicy: body.executionPolicy, currentUser: body.currentUser ?? 'BUSINESS_USER' } as const;
     const { db } = this;
     const version = await db.write(async (q) => {
       if (value.executionPolicy.mode === 'SERVICE_ACCOUNT') {
         const id = value.executionPolicy.serviceAccountId;
         const account = id ? await loadPrincipal(db, q, id) : null;
-        const message = !id ? 'SERVICE_ACCOUNT mode needs serviceAccountId'
-          : !account || account.kind !== 'SERVICE_ACCOUNT' ? 'No service account with this id'
+        const message = !account || account.kind !== 'SERVICE_ACCOUNT' ? 'No service account with this id'
           : !account.active || !account.platformAccess ? 'The service account must be active and have platform access' : null;
         if (message) throw new ProblemError(422, 'VALIDATION_FAILED', message, { errors: [{ pointer: '/executionPolicy/serviceAccountId', message }] });
       }
@@ -47,4 +46,12 @@ export class EndpointSettingsService {
     });
     await this.publisher.published(version);
   }
+}
+
+/** SERVICE_ACCOUNT mode names its account: checked with the schema, so it is reported alongside. */
+function accountRequired(body: unknown): Violation[] {
+  const policy = (body as { executionPolicy?: { mode?: unknown; serviceAccountId?: unknown } } | null)?.executionPolicy;
+  if (policy?.mode !== 'SERVICE_ACCOUNT' || policy.serviceAccountId !== undefined) return [];
+  const message = 'SERVICE_ACCOUNT mode needs serviceAccountId';
+  return [{ pointer: '/executionPolicy/serviceAccountId', message }];
 }

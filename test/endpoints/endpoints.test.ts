@@ -232,6 +232,10 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(put.body).toEqual({ executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.body.id }, currentUser: 'EXECUTION_ACCOUNT', saved: true });
       expect(await currentIndexVersion(p.db)).toBe(v0 + 1);
       expect((await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'SERVICE_ACCOUNT' } } })).status).toBe(422);
+      // The missing account is reported with the schema's findings, not after them.
+      const both = await p.json<Record<string, any>>('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'SERVICE_ACCOUNT' }, currentUser: 'X' } });
+      expect(both.status).toBe(422);
+      expect(both.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/currentUser', '/executionPolicy/serviceAccountId']);
       expect((await p.call('DELETE', '/api/v1/endpoints/settings')).status).toBe(204);
       expect((await p.json('GET', '/api/v1/endpoints/settings')).body).toEqual({ executionPolicy: { mode: 'SYSTEM' }, currentUser: 'BUSINESS_USER', saved: false });
       expect((await p.json('PUT', '/api/v1/endpoints/settings', { key: adminKey, body: { executionPolicy: { mode: 'CALLER' } } })).status).toBe(403);
