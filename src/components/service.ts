@@ -13,7 +13,7 @@ import { validators, type ComponentUpdateBody } from './schema.ts';
 import { createRuleViolations, updateRuleViolations } from './rules.ts';
 import { contentFromCreate, contentFromUpdate, touchesContent } from './content.ts';
 import { contentDigest } from './digest.ts';
-import { assertSourceValid } from './source-check.ts';
+import { assertSourceValid, withSourceViolations } from './source-check.ts';
 import { assertCanRead, assertCanWrite, assertId, loadComponent } from './access.ts';
 import { assertPreconditions, preconditionFailed, versionConflict } from './locking.ts';
 import { lockRow } from '../db/row-lock.ts';
@@ -51,7 +51,7 @@ export class ComponentService {
 
   async create(principal: Principal, rawBody: unknown): Promise<ComponentView> {
     assertCanWrite(principal);
-    const body = validBody(rawBody, validators.create, createRuleViolations);
+    const body = withSourceViolations(() => validBody(rawBody, validators.create, createRuleViolations), rawBody, (rawBody as { kind?: unknown } | null)?.kind);
     const workspaceId = await creationWorkspace(new WorkspaceStore(this.deps.db), principal, body.workspaceId);
     const content = contentFromCreate(body);
     const compiled = assertSourceValid(content);
@@ -140,7 +140,7 @@ export class ComponentService {
   async update(principal: Principal, id: string, rawBody: unknown, ifMatch: string | null): Promise<ComponentView> {
     for (let attempt = 0; ; attempt++) {
       const current = await loadComponent(this.db, this.components, principal, id, 'write');
-      const body = validBody(rawBody, validators.update, (b) => updateRuleViolations(b, current.kind));
+      const body = withSourceViolations(() => validBody(rawBody, validators.update, (b) => updateRuleViolations(b, current.kind)), rawBody, current.kind);
       assertPreconditions(current.version, ifMatch, body.version);
 
       const latest = current.latestRevisionId ? await this.db.read((q) => this.revisions.get(q, current, current.latestRevisionId!)) : null;

@@ -49,3 +49,44 @@ export function assertSourceValid(content: ComponentContent): string | null {
   const first = result.errors[0];
   throw new ProblemError(422, 'SOURCE_INVALID', first ? `${first.pointer}: ${first.message}` : 'The source is invalid', { errors: result.errors });
 }
+
+/**
+ * Runs a body validation; when it refuses the body, the code the body carries is checked too where
+ * it is well formed (lowcode element code, a node source, a json-validator schema), so that one
+ * 422 lists every violation (DESIGN §3) rather than the source problems only after the rest is fixed.
+ */
+export function withSourceViolations<T>(validate: () => T, raw: unknown, kind: unknown): T {
+  try {
+    return validate();
+  } catch (error) {
+    if (!(error instanceof ProblemError) || error.status !== 422 || !error.errors || raw === null || typeof raw !== 'object') throw error;
+    let more: Violation[];
+    try {
+      more = sourceViolations(raw as { elements?: unknown; source?: unknown; schema?: unknown }, kind);
+    } catch {
+      throw error; // content the schema refused may not even be checkable: its violations stand alone
+    }
+    const known = new Set(error.errors.map((v) => v.pointer));
+    more = more.filter((v) => !known.has(v.pointer));
+    if (more.length === 0) throw error;
+    throw new ProblemError(422, 'VALIDATION_FAILED', error.message, { errors: [...error.errors, ...more] });
+  }
+}
+
+/** The code checks of checkContent, on a body that did not pass its schema (best effort). */
+function sourceViolations(body: { elements?: unknown; source?: unknown; schema?: unknown }, kind: unknown): Violation[] {
+  if (kind === 'lowcode' && Array.isArray(body.elements)) {
+    return body.elements.flatMap((element: unknown, i) => {
+      const code = (element as { code?: unknown } | null)?.code;
+      return typeof code === 'string' ? functionBodyErrors(code).map((e) => ({ pointer: `/elements/${i}/code`, message: describeAt(e) })) : [];
+    });
+  }
+  if (kind === 'node' && typeof body.source === 'string') {
+    const module = transpileModule(body.source);
+    return module.ok ? [] : module.errors.map((e) => ({ pointer: '/source', message: describeAt(e) }));
+  }
+  if (kind === 'json-validator' && body.schema !== undefined) {
+    return schemaErrors(body.schema).map((e) => ({ pointer: `/schema${e.pointer}`, message: e.message }));
+  }
+  return [];
+}

@@ -110,6 +110,17 @@ describe('source checks on save (422 SOURCE_INVALID)', () => {
     expect(r.body.errors).toEqual([{ pointer: '/elements/2/code', message: expect.stringMatching(/^line 2, column \d+: /) }]);
   });
 
+  test('source problems are listed together with the body\'s other violations', async () => {
+    const r = await h.json<Problem>('POST', '/api/v1/components', { key: compAdmin.key, body: { name: 'x', kind: 'lowcode', elements: [
+      { name: 'a', code: 'return (;' }, { name: 'a', code: 'return );' },
+    ] } });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe('VALIDATION_FAILED');
+    expect(r.body.errors!.map((e) => e.pointer).sort()).toEqual(['/elements/0/code', '/elements/1/code', '/elements/1/name']);
+    const node = await h.json<Problem>('POST', '/api/v1/components', { key: compAdmin.key, body: { name: '', kind: 'node', source: 'export default (' } });
+    expect(node.body.errors!.map((e) => e.pointer).sort()).toEqual(['/name', '/source']);
+  });
+
   test('lowcode: code that escapes its function body', async () => {
     const r = await h.json<Problem>('POST', '/api/v1/components', { key: compAdmin.key, body: { name: 'x', kind: 'lowcode', elements: [{ name: 'a', code: '}; globalThis.pwned = 1; {' }] } });
     expect(r.status).toBe(422);
