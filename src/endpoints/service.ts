@@ -2,6 +2,7 @@
 // route-conflict detection, contract validation, delete; each runtime-affecting change bumps the
 // index version in its transaction and is published after the commit.
 import { eq } from 'drizzle-orm';
+import { isUuid } from '../lib/ids.ts';
 import type { Database, Orm } from '../db/index.ts';
 import { ifMatchAccepts } from '../http/etag.ts';
 import { inWorkspace, isAdmin, type Principal } from '../auth/roles.ts';
@@ -36,7 +37,7 @@ export class EndpointService {
   }
 
   async create(principal: Principal, rawBody: unknown): Promise<EndpointRecord> {
-    const body = validBody(rawBody, validators.create, definitionRules);
+    const body = await this.withDigestViolations(() => validBody(rawBody, validators.create, definitionRules), rawBody, principal.workspaceIds[0]);
     const workspaceId = await creationWorkspace(new WorkspaceStore(this.deps.db), principal, body.workspaceId);
     const now = new Date();
     const { workspaceId: _w, ...fields } = body;
@@ -67,7 +68,7 @@ export class EndpointService {
 
   async update(principal: Principal, id: string, rawBody: unknown, ifMatch: string | null): Promise<EndpointRecord> {
     const current = await this.get(principal, id);
-    const body = validBody(rawBody, validators.update, definitionRules);
+    const body = await this.withDigestViolations(() => validBody(rawBody, validators.update, definitionRules), rawBody, current.workspaceId, current.componentId);
     if (ifMatch !== null && !ifMatchAccepts(ifMatch, current.version)) {
       throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${current.version}`, { extra: { currentVersion: current.version } });
     }
@@ -201,6 +202,28 @@ export class EndpointService {
       ? `Choosing this service account needs every role it holds (missing: ${missing.join(', ')}) or INSTANCE_ADMIN`
       : !account.workspaceIds.includes(next.workspaceId) ? 'The service account does not belong to the Endpoint\'s workspace' : null;
     if (message) throw new ProblemError(403, 'FORBIDDEN', message, { errors: [{ pointer: '/executionPolicy/serviceAccountId', message }] });
+  }
+
+  /**
+   * A body the schema refused may also pin an unknown digest: checked too where the ids are well
+   * formed, so that one 422 lists every violation (DESIGN §3).
+   */
+  private async withDigestViolations<T>(validate: () => T, raw: unknown, workspaceId: string | undefined, currentComponentId: string | null = null): Promise<T> {
+    try {
+      return validate();
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.status !== 422 || !error.errors || raw === null || typeof raw !== 'object') throw error;
+      const body = raw as { componentId?: unknown; componentDigest?: unknown; workspaceId?: unknown };
+      const componentId = typeof body.componentId === 'string' ? body.componentId.toLowerCase() : currentComponentId;
+      const where = typeof body.workspaceId === 'string' && isUuid(body.workspaceId) ? body.workspaceId.toLowerCase() : workspaceId;
+      if (typeof body.componentDigest !== 'string' || error.errors.some((v) => v.pointer === '/componentDigest' || v.pointer === '/componentId')) throw error;
+      const digest = body.componentDigest;
+      const known = componentId !== null && isUuid(componentId) && where !== undefined
+        && (await this.deps.db.read((q) => this.deps.contract.components.hasDigest(q, componentId, digest, where)));
+      if (known) throw error;
+      const message = componentId === null ? 'A componentDigest names a revision of the componentId, and there is none' : 'No revision of the component has this digest';
+      throw new ProblemError(422, 'VALIDATION_FAILED', error.message, { errors: [...error.errors, { pointer: '/componentDigest', message }] });
+    }
   }
 
   private async checkBindings(q: Orm, e: EndpointRecord): Promise<void> {

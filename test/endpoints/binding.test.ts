@@ -56,6 +56,14 @@ test('an unknown componentDigest is refused at create and PATCH with 422 UNKNOWN
   expect(guarded.status).toBe(422);
   expect(guarded.body).toMatchObject({ code: 'UNKNOWN_DIGEST', errors: [{ pointer: '/guard/componentDigest' }] });
   expect((await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${ok.body.id}`)).body.componentDigest ?? null).toBeNull();
+  // Refused together with the body's other violations, not after them.
+  const both = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'x', method: 'GET', path: '/x/:a/:a', componentId: c.body.id, componentDigest: bogus } });
+  expect(both.status).toBe(422);
+  expect(both.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/componentDigest', '/path']);
+  const bothPatched = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { body: { timeoutMs: 0, componentDigest: bogus } });
+  expect(bothPatched.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/componentDigest', '/timeoutMs']);
+  const knownDigest = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${ok.body.id}`, { body: { timeoutMs: 0, componentDigest: c.body.activeRevision.digest } });
+  expect(knownDigest.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/timeoutMs']);
   // A digest without a component names nothing: refused too, at create and at PATCH.
   const alone = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', { body: { name: 'x', method: 'GET', path: '/digest-alone', componentDigest: c.body.activeRevision.digest, staticResponse: { status: 200 } } });
   expect(alone.status).toBe(422);
