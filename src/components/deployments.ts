@@ -12,6 +12,7 @@ import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-versio
 import { validators } from './schema.ts';
 import { assertId, loadComponent } from './access.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
+import { approveIn } from './approval.ts';
 import { ComponentStore } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { DeploymentStore } from './deployment-store.ts';
@@ -123,20 +124,10 @@ export class DeploymentService {
     const outcome = await this.db.write(async (q) => {
       // An INSTANCE_ADMIN selecting a revision approves it to run as an administrator service
       // account (spec, Authentication rule 9); selecting it again approves one selected before.
-      const approved = isAdmin(principal) && (await this.revisions.approve(q, deployment.revisionId, principal.id));
       if (deployment.active) {
-        if (!approved) return { deployment, indexVersion: null };
-        await recordChange(this.db, q, principal, {
-          action: 'revision.approve',
-          resourceType: 'component',
-          resourceId: component.id,
-          workspaceId: component.workspaceId,
-          beforeVersion: component.version,
-          afterVersion: component.version,
-          details: { revisionId: deployment.revisionId, deploymentId: deployment.id },
-        });
-        return { deployment, indexVersion: await bumpIndexVersion(this.db, q) };
+        return { deployment, indexVersion: await approveIn(this.db, q, this.revisions, principal, component, deployment.revisionId, { deploymentId: deployment.id }) };
       }
+      const approved = isAdmin(principal) && (await this.revisions.approve(q, deployment.revisionId, principal.id));
       const updated = await this.components.bump(q, componentId, { activeRevisionId: deployment.revisionId });
       if (!updated) throw notFound('Component');
       const revision = await this.revisions.get(q, updated, deployment.revisionId);

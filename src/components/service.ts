@@ -8,7 +8,7 @@ import { ProblemError, notFound } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
 import { isForeignKeyViolation } from '../db/errors.ts';
 import { recordChange } from '../audit/record.ts';
-import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-version.ts';
+import type { IndexPublisher } from '../endpoints/index-version.ts';
 import { validators, type ComponentUpdateBody } from './schema.ts';
 import { createRuleViolations, updateRuleViolations } from './rules.ts';
 import { contentFromCreate, contentFromUpdate, touchesContent } from './content.ts';
@@ -19,6 +19,7 @@ import { assertPreconditions, preconditionFailed, versionConflict } from './lock
 import { lockRow } from '../db/row-lock.ts';
 import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
+import { approveIn } from './approval.ts';
 import { ComponentStore, type ComponentChanges } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { listComponents, listOfComponent, revisionsResource } from './list.ts';
@@ -247,17 +248,8 @@ export class ComponentService {
     const outcome = await this.db.write(async (q) => {
       const revision = await this.revisions.get(q, component, revisionId);
       if (!revision) throw notFound('Revision');
-      if (!(await this.revisions.approve(q, revision.id, principal.id))) return { revision, indexVersion: null };
-      await recordChange(this.db, q, principal, {
-        action: 'revision.approve',
-        resourceType: 'component',
-        resourceId: component.id,
-        workspaceId: component.workspaceId,
-        beforeVersion: component.version,
-        afterVersion: component.version,
-        details: { revisionId: revision.id, revisionNumber: revision.number },
-      });
-      return { revision: { ...revision, approvedBy: principal.id }, indexVersion: await bumpIndexVersion(this.db, q) };
+      const indexVersion = await approveIn(this.db, q, this.revisions, principal, component, revision.id, { revisionNumber: revision.number });
+      return { revision: indexVersion === null ? revision : { ...revision, approvedBy: principal.id }, indexVersion };
     });
     if (outcome.indexVersion !== null) await this.deps.publisher.published(outcome.indexVersion);
     return outcome.revision;
