@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../src/lib/log.ts';
 import type { IndexKeys } from '../../src/lib/redis.ts';
-import type { IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
+import { SNAPSHOT_FORMAT, type IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
 import type { IndexHolder } from './holder.ts';
 
 export const DEFAULT_POLL_MS = 2000;
@@ -117,7 +117,7 @@ export class IndexSync {
     try {
       const text = await redis.client.get(redis.keys.snapshot(version));
       const snapshot = text ? (JSON.parse(text) as IndexSnapshot) : null;
-      return snapshot?.version === version ? snapshot : null;
+      return snapshot?.version === version && snapshot.format === SNAPSHOT_FORMAT ? snapshot : null;
     } catch {
       return null;
     }

@@ -176,7 +176,7 @@ export class AgentService {
       { workspaceId: agent.workspaceId, ownerId: ownerId ?? agent.ownerId, ownerType: ownerType ?? agent.ownerType, serviceAccountUserId: serviceAccountUserId ?? null },
       { owner, serviceAccount: serviceAccountUserId !== undefined },
     );
-    return more.length === 0 ? error : new ProblemError(422, error.code, error.message, { errors: [...error.errors, ...more] });
+    return more.length === 0 ? error : new ProblemError(422, 'VALIDATION_FAILED', error.message, { errors: [...error.errors, ...more] });
   }
 
   private async referenceViolations(refs: References, changed: { owner: boolean; serviceAccount: boolean }): Promise<Violation[]> {

@@ -3,7 +3,7 @@
 // export), and finishes `ready` or `failed` with its reason. Activating a ready attempt selects
 // its revision; activating an earlier ready one is the rollback. Saving code never does either.
 import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
+import type { Principal } from '../auth/roles.ts';
 import type { Logger } from '../lib/log.ts';
 import { ProblemError, notFound } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
@@ -12,7 +12,7 @@ import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-versio
 import { validators } from './schema.ts';
 import { assertId, loadComponent } from './access.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
-import { approveIn } from './approval.ts';
+import { approveIn, approves } from './approval.ts';
 import { ComponentStore } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { DeploymentStore } from './deployment-store.ts';
@@ -120,14 +120,14 @@ export class DeploymentService {
         extra: { deploymentStatus: deployment.status },
       });
     }
-    if (deployment.active && !isAdmin(principal)) return deployment;
+    if (deployment.active && !approves(principal)) return deployment;
     const outcome = await this.db.write(async (q) => {
       // An INSTANCE_ADMIN selecting a revision approves it to run as an administrator service
       // account (spec, Authentication rule 9); selecting it again approves one selected before.
       if (deployment.active) {
         return { deployment, indexVersion: await approveIn(this.db, q, this.revisions, principal, component, deployment.revisionId, { deploymentId: deployment.id }) };
       }
-      const approved = isAdmin(principal) && (await this.revisions.approve(q, deployment.revisionId, principal.id));
+      const approved = approves(principal) && (await this.revisions.approve(q, deployment.revisionId, principal.id));
       const updated = await this.components.bump(q, componentId, { activeRevisionId: deployment.revisionId });
       if (!updated) throw notFound('Component');
       const revision = await this.revisions.get(q, updated, deployment.revisionId);

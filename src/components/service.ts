@@ -2,7 +2,7 @@
 // (changed content saves a new immutable revision, identical content none), delete unless
 // something depends on it, and the revision history.
 import type { Database, Orm } from '../db/index.ts';
-import { inWorkspace, isAdmin, type Principal } from '../auth/roles.ts';
+import { inWorkspace, type Principal } from '../auth/roles.ts';
 import { creationWorkspace, WorkspaceStore } from '../auth/workspaces.ts';
 import { ProblemError, notFound } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
@@ -19,7 +19,7 @@ import { assertPreconditions, preconditionFailed, versionConflict } from './lock
 import { lockRow } from '../db/row-lock.ts';
 import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
-import { approveIn } from './approval.ts';
+import { approveIn, approves } from './approval.ts';
 import { ComponentStore, type ComponentChanges } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { listComponents, listOfComponent, revisionsResource } from './list.ts';
@@ -69,7 +69,7 @@ export class ComponentService {
       compiled,
       createdBy: principal.id,
       createdAt: now,
-      approvedBy: isAdmin(principal) ? principal.id : null,
+      approvedBy: approves(principal) ? principal.id : null,
     };
     const component: ComponentRecord = {
       id: revision.componentId,
@@ -242,14 +242,16 @@ export class ComponentService {
    * changes nothing.
    */
   async approve(principal: Principal, id: string, revisionId: string): Promise<RevisionRecord> {
-    if (!isAdmin(principal)) throw new ProblemError(403, 'FORBIDDEN', 'Only an INSTANCE_ADMIN approves code to run as an administrator service account');
+    if (!approves(principal)) throw new ProblemError(403, 'FORBIDDEN', 'Only an INSTANCE_ADMIN, with its own credential (not from inside an Endpoint execution), approves code to run as an administrator service account');
     const component = await loadComponent(this.db, this.components, principal, id, 'read');
     assertId(revisionId, 'Revision');
     const outcome = await this.db.write(async (q) => {
       const revision = await this.revisions.get(q, component, revisionId);
       if (!revision) throw notFound('Revision');
       const indexVersion = await approveIn(this.db, q, this.revisions, principal, component, revision.id, { revisionNumber: revision.number });
-      return { revision: indexVersion === null ? revision : { ...revision, approvedBy: principal.id }, indexVersion };
+      if (indexVersion !== null) return { revision: { ...revision, approvedBy: principal.id }, indexVersion };
+      // Approved already, perhaps by a concurrent call that committed first: report who did.
+      return { revision: (await this.revisions.get(q, component, revision.id)) ?? revision, indexVersion };
     });
     if (outcome.indexVersion !== null) await this.deps.publisher.published(outcome.indexVersion);
     return outcome.revision;
@@ -269,7 +271,7 @@ export class ComponentService {
       createdBy: principal.id,
       createdAt: new Date(),
       // An administrator's own code needs no one else's approval (spec, Authentication rule 9).
-      approvedBy: isAdmin(principal) ? principal.id : null,
+      approvedBy: approves(principal) ? principal.id : null,
     };
   }
 

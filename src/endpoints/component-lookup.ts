@@ -1,7 +1,7 @@
 // Which revision an Endpoint binding runs (spec, Versioning): a pinned digest names exactly one;
 // otherwise lowcode/json-validator follow the latest active revision and node runs its selected
 // ready revision. Reads go through the caller's handle so they can join its transaction.
-import { and, desc, eq, exists, isNotNull } from 'drizzle-orm';
+import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
 import { lockRow } from '../db/row-lock.ts';
@@ -43,20 +43,22 @@ export class TableComponentLookup implements ComponentLookup {
   }
 
   /**
-   * What an administrator service account may run when no pin says otherwise (spec,
-   * Authentication rule 9): the newest approved revision; for node, one that was built ready
-   * (pending code never runs).
+   * What an administrator service account runs of a lowcode component when its latest revision is
+   * not approved (spec, Authentication rule 9: unapproved code does not replace approved code): the
+   * newest approved revision. A node component has no such fallback: its selected revision runs if
+   * approved, else nothing (a rollback must not be undone by an older approval).
    */
-  async newestApproved(q: Orm, component: { id: string; kind: ComponentKind }): Promise<BoundRevision | null> {
-    const { componentRevisions: r, deployments: d } = this.db.t;
-    const built = exists(q.select({ id: d.id }).from(d).where(and(eq(d.revisionId, r.id), eq(d.status, 'ready'))));
-    const [row] = await q
-      .select()
-      .from(r)
-      .where(and(eq(r.componentId, component.id), isNotNull(r.approvedBy), component.kind === 'node' ? built : undefined))
-      .orderBy(desc(r.number))
-      .limit(1);
+  async newestApproved(q: Orm, componentId: string): Promise<BoundRevision | null> {
+    const { componentRevisions: r } = this.db.t;
+    const [row] = await q.select().from(r).where(and(eq(r.componentId, componentId), isNotNull(r.approvedBy))).orderBy(desc(r.number)).limit(1);
     return row ? boundRevision(row) : null;
+  }
+
+  /** Whether any revision with this digest (equal digests, equal content) is approved. */
+  async digestApproved(q: Orm, componentId: string, digest: string): Promise<boolean> {
+    const { componentRevisions: r } = this.db.t;
+    const rows = await q.select({ id: r.id }).from(r).where(and(eq(r.componentId, componentId), eq(r.digest, digest), isNotNull(r.approvedBy))).limit(1);
+    return rows.length > 0;
   }
 
   private async deployedReady(q: Orm, revisionId: string): Promise<boolean> {

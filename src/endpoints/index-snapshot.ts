@@ -2,7 +2,7 @@
 // component revision and guard schema resolved, the instance settings, and the index version,
 // all read in one transaction so they agree. The snapshot is plain JSON (it travels through Redis).
 import { eq } from 'drizzle-orm';
-import type { Database } from '../db/index.ts';
+import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind } from './contract.ts';
 import type { BoundRevision, TableComponentLookup } from './component-lookup.ts';
 import { readSettings, type EndpointSettings } from './settings.ts';
@@ -38,7 +38,15 @@ export interface SnapshotEndpoint {
   guardSchema: unknown;
 }
 
+/**
+ * The snapshot layout. A runtime takes a snapshot cached in Redis only in this format: one an
+ * older control plane wrote (without `approved`) would let an administrator service account run
+ * unapproved code, so it is rebuilt from the database instead.
+ */
+export const SNAPSHOT_FORMAT = 2;
+
 export interface IndexSnapshot {
+  format?: number;
   version: number;
   builtAt: string;
   settings: EndpointSettings;
@@ -62,14 +70,7 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore, com
           component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name, workspaceId: bound.component.workspaceId };
           if (bound.revision) revision = snapshotRevision(bound.component.kind, bound.revision);
           const mode = record.executionPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
-          if (mode === 'SERVICE_ACCOUNT') {
-            if (bound.revision?.approvedBy) approved = 'same';
-            else if (record.componentDigest !== undefined) approved = null; // pinned to code nobody approved
-            else {
-              const newest = await components.newestApproved(q, bound.component);
-              approved = newest ? snapshotRevision(bound.component.kind, newest) : null;
-            }
-          }
+          if (mode === 'SERVICE_ACCOUNT') approved = await approvedOf(q, components, record.componentDigest, bound.component, bound.revision);
         }
       }
       let guardSchema: unknown = null;
@@ -80,8 +81,27 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore, com
       }
       endpoints.push({ definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'], component, revision, ...(approved !== undefined ? { approved } : {}), guardSchema });
     }
-    return { version: state?.version ?? 0, builtAt: new Date().toISOString(), settings, endpoints };
+    return { format: SNAPSHOT_FORMAT, version: state?.version ?? 0, builtAt: new Date().toISOString(), settings, endpoints };
   });
+}
+
+/**
+ * What an administrator service account runs (spec, Authentication rule 9): the bound revision when
+ * it (or, pinned, any revision with its digest) is approved; else for lowcode the newest approved
+ * revision; else nothing.
+ */
+async function approvedOf(
+  q: Orm,
+  components: TableComponentLookup,
+  digest: string | undefined,
+  component: { id: string; kind: ComponentKind },
+  revision: BoundRevision | null,
+): Promise<SnapshotEndpoint['approved']> {
+  if (revision?.approvedBy) return 'same';
+  if (digest !== undefined) return revision && (await components.digestApproved(q, component.id, digest)) ? 'same' : null;
+  if (component.kind !== 'lowcode') return null;
+  const newest = await components.newestApproved(q, component.id);
+  return newest ? snapshotRevision(component.kind, newest) : null;
 }
 
 /** A bound revision in the executor's terms: lowcode elements, or the node module and its declared results. */

@@ -47,12 +47,25 @@ export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
   };
 }
 
-/** A maxLength refusal of a string whose characters (code points) are within the bound. */
+/**
+ * A maxLength refusal of a string whose characters (code points) are within the bound; in a union
+ * (a nullable string, say), one whose string branch would take it counted so.
+ */
 function unitCountOnly(error: ValueError): boolean {
-  if (error.type !== ValueErrorType.StringMaxLength || typeof error.value !== 'string') return false;
-  const max = (error.schema as { maxLength?: number }).maxLength ?? Infinity;
+  if (typeof error.value !== 'string') return false;
+  if (error.type === ValueErrorType.StringMaxLength) return withinCodePoints(error.value, error.schema);
+  if (error.type !== ValueErrorType.Union) return false;
+  const value = error.value;
+  return ((error.schema as TUnion).anyOf ?? []).some(
+    (branch) => branch.type === 'string' && typeof branch.maxLength === 'number' && withinCodePoints(value, branch)
+      && Value.Check({ ...branch, maxLength: 2 * branch.maxLength }, value),
+  );
+}
+
+function withinCodePoints(value: string, schema: TSchema): boolean {
+  const max = (schema as { maxLength?: number }).maxLength ?? Infinity;
   let points = 0;
-  for (const _ of error.value) if (++points > max) return false;
+  for (const _ of value) if (++points > max) return false;
   return true;
 }
 
@@ -74,16 +87,16 @@ const MAX_VIOLATIONS = 100;
  * into every branch: a string only changes when it is a UUID where some branch expects one.
  */
 export function normalizeUuids(schema: TSchema, value: unknown): unknown {
+  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as TSchema[] | undefined;
+  if (branches) {
+    let out = value;
+    for (const branch of branches) out = normalizeUuids(branch, out);
+    return out;
+  }
   if (typeof value === 'string') {
     return schema.format === 'uuid' && UUID.test(value) ? value.toLowerCase() : value;
   }
   if (value === null || typeof value !== 'object') return value;
-  const branches = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as TSchema[] | undefined;
-  if (branches) {
-    let out = value;
-    for (const branch of branches) out = normalizeUuids(branch, out) as object;
-    return out;
-  }
   if (Array.isArray(value)) {
     const items = schema.items as TSchema | undefined;
     if (items && typeof items === 'object' && !Array.isArray(items)) for (let i = 0; i < value.length; i++) value[i] = normalizeUuids(items, value[i]);

@@ -75,14 +75,15 @@ async function execute(runner: SqlRunner, query: SQL): Promise<Record<string, un
 
 /** Lists one page of `resource` for `query`. Throws 400 INVALID_QUERY and 403 DEBUG_FORBIDDEN problems. */
 export async function runList(runner: SqlRunner, resource: ListResource, query: ListQuery, options: RunListOptions): Promise<ListResult> {
-  if (query.debug && !options.debugAllowed) throw debugForbidden();
   const dialect = dialectFor(runner.dialect);
   const scopes: Scopes = {
     tables: new Map(Object.entries(options.tableScopes ?? {}).map(([table, f]) => [table, f === 'all' ? 'all' : trusted(f, `/tableScopes/${table}`)])),
   };
   if (options.scope) scopes.base = trusted(options.scope, '/scope');
+  // A query that does not parse is a 400 before anything else (debug's 403 included).
   const pending = parseIssuesOf(query);
   if (pending) throw withCompileIssues(pending, () => compileList(dialect, resource, query, scopes));
+  if (query.debug && !options.debugAllowed) throw debugForbidden();
   const compiled = compileList(dialect, resource, query, scopes);
 
   const rows = await execute(runner, compiled.page);

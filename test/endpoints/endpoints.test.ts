@@ -202,11 +202,17 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       const elsewhere = (await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'sa-elsewhere' } })).body.id;
       const outside = await account('sa-outside', ['ENDPOINT_INVOKE'], [elsewhere]);
       const peer = await account('sa-peer', ['ENDPOINT_ADMIN', 'ENDPOINT_INVOKE']);
+      const defaultWorkspace = (await p.json<{ workspaceIds: string[] }>('GET', '/api/v1/me', { key: adminKey })).body.workspaceIds[0]!;
+      const straddling = await account('sa-straddling', ['ENDPOINT_ADMIN'], [defaultWorkspace, elsewhere]);
 
       const escalate = await create({ ...staticDef('/sa-admin'), ...runAs(admin) });
       expect(escalate.status).toBe(403);
       expect(escalate.body.errors).toEqual([{ pointer: '/executionPolicy/serviceAccountId', message: expect.stringContaining('INSTANCE_ADMIN') }]);
       expect((await create({ ...staticDef('/sa-outside'), ...runAs(outside) })).status).toBe(403);
+      // Also in the Endpoint's workspace, but in one the caller is not: acting as it would reach there.
+      const reach = await create({ ...staticDef('/sa-straddling'), ...runAs(straddling) });
+      expect(reach.status).toBe(403);
+      expect(reach.body.errors[0].message).toContain('workspaces you do not');
       expect((await p.json('GET', `/api/v1/endpoints?filter=${encodeURIComponent(JSON.stringify({ field: 'path', op: 'eq', value: '/sa-admin' }))}`, { key: adminKey })).body.data).toEqual([]);
 
       // An account with no more than the caller's roles, in its workspace: allowed; PATCHing it in later is checked too.

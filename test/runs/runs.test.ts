@@ -179,6 +179,10 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       const denied = await events(runId, '?debug=true');
       expect(denied.status).toBe(403);
       expect(denied.body.code).toBe('DEBUG_FORBIDDEN');
+      // A query that does not parse is a 400 first, debug or not.
+      const malformed = await events(runId, '?debug=true&filter={bad');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.code).toBe('INVALID_QUERY');
     });
 
     test('events of other runs never leak, whatever the filter', async () => {

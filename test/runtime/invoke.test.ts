@@ -453,6 +453,35 @@ describe('execution identity', () => {
     const byAdmin = await s.api('PATCH', `/api/v1/components/${componentId}`, { elements: [{ name: 'v', code: 'return 3;' }] });
     expect((await approval(byAdmin.body.activeRevision.id)).approvedBy).toBe(s.platform.boot.adminPrincipalId);
     expect(await run('/as-admin-account')).toBe(3);
+
+    // Code run as an administrator (CALLER mode) can neither save approved code nor approve.
+    const sneaky = await s.api('POST', '/api/v1/components', { name: `sneaky-${crypto.randomUUID().slice(0, 6)}`, kind: 'lowcode', elements: [{
+      name: 'r',
+      code: `const changed = await api.platform("PATCH", "/api/v1/components/${componentId}", { elements: [{ name: "v", code: "return 4;" }] });
+        const approve = await api.platform("POST", "/api/v1/components/${componentId}/revisions/" + changed.body.activeRevision.id + "/approve");
+        return [changed.status, approve.status];`,
+    }] }, author.key);
+    await s.endpoint({ method: 'POST', path: '/sneaky', componentId: sneaky.body.id, popResult: 'r', executionPolicy: { mode: 'CALLER' } });
+    expect(await body(await s.invoke('POST', '/sneaky'))).toEqual([200, 403]); // invoked by the INSTANCE_ADMIN
+    expect(await run('/as-caller')).toBe(4);
+    expect(await run('/as-admin-account')).toBe(3);
+  });
+
+  test('an administrator service account runs a pinned revision when any revision with its digest is approved', async () => {
+    const author = await s.principal(['COMPONENT_ADMIN']);
+    const adminAccount = await s.principal(['INSTANCE_ADMIN'], { kind: 'SERVICE_ACCOUNT' });
+    const original = [{ name: 'v', code: 'return "pinned";' }];
+    const made = await s.api('POST', '/api/v1/components', { name: `pin-${crypto.randomUUID().slice(0, 6)}`, kind: 'lowcode', elements: original }); // the admin's: approved
+    const componentId = made.body.id as string;
+    await s.endpoint({ method: 'GET', path: '/pinned-admin-account', componentId, componentDigest: made.body.activeRevision.digest, popResult: 'v', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: adminAccount.id } });
+    const run = async () => { const r = await s.invoke('GET', '/pinned-admin-account', { key: invoker.key }); return [r.status, await body(r)]; };
+    expect(await run()).toEqual([200, 'pinned']);
+    // The author saves other code, then the original again: a new, unapproved revision with the pinned digest.
+    await s.api('PATCH', `/api/v1/components/${componentId}`, { elements: [{ name: 'v', code: 'return "other";' }] }, author.key);
+    const again = await s.api('PATCH', `/api/v1/components/${componentId}`, { elements: original }, author.key);
+    expect(again.body.activeRevision.digest).toBe(made.body.activeRevision.digest);
+    expect(again.body.activeRevision.number).toBe(3);
+    expect(await run()).toEqual([200, 'pinned']);
   });
 
   test('component code cannot turn its invoker\'s execution credential into a lasting key or token', async () => {

@@ -247,6 +247,21 @@ describe.skipIf(missing !== '')('Redis mode', () => {
       for (const earlier of served) expect(await rt.invoke(earlier.path)).toEqual({ status: 200, body: earlier.body });
     }, PHASE_TIMEOUT_MS);
 
+    test('a cached snapshot in an older format (no approvals) is not taken: the index comes from the database', async () => {
+      const version = await currentIndexVersion(cp.db);
+      const snapshot = JSON.parse((await redis.command('GET', keys.snapshot(version))) as string) as Record<string, unknown>;
+      expect(snapshot.format).toBe(2);
+      const { format: _format, ...older } = snapshot;
+      await redis.command('SET', keys.snapshot(version + 3000), JSON.stringify({ ...older, version: version + 3000, endpoints: [] }));
+      expect(Number(await redis.command('PUBLISH', keys.channel, String(version + 3000)))).toBe(1);
+      // The same announcement of a current-format snapshot moves the runtime at once (previous test),
+      // until the next poll takes it back; this one never moves it, not even for a moment.
+      const seen = new Set<number>();
+      for (const end = Date.now() + 1000; Date.now() < end; await Bun.sleep(10)) seen.add((await rt.readyz()).body.checks.index.version);
+      expect([...seen]).toEqual([version]);
+      for (const earlier of served) expect(await rt.invoke(earlier.path)).toEqual({ status: 200, body: earlier.body });
+    }, PHASE_TIMEOUT_MS);
+
     test('with Redis down it keeps serving, follows the database, and /readyz reports the degraded sync', async () => {
       await redis.stop();
       try {

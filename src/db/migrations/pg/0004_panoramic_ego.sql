@@ -1,3 +1,7 @@
 ALTER TABLE "component_revisions" ADD COLUMN "approved_by" uuid;--> statement-breakpoint
--- Revisions written before approvals existed: those of an INSTANCE_ADMIN, and those running now, keep running.
-UPDATE "component_revisions" SET "approved_by" = "created_by" WHERE "status" = 'active' OR "created_by" IN (SELECT "id" FROM "principals" WHERE "roles" ? 'INSTANCE_ADMIN');
+-- Revisions written before approvals existed keep running where they run: the active ones, those an
+-- INSTANCE_ADMIN saved, and those an Endpoint pins by digest count as approved, by the System authority.
+UPDATE "component_revisions" SET "approved_by" = '00000000-0000-4000-8000-000000000001'
+WHERE "status" = 'active'
+   OR "created_by" IN (SELECT "id" FROM "principals" WHERE "roles" ? 'INSTANCE_ADMIN')
+   OR EXISTS (SELECT 1 FROM "endpoints" e WHERE e."component_id" = "component_revisions"."component_id" AND e."definition"->>'componentDigest' = "component_revisions"."digest");
