@@ -1,0 +1,130 @@
+// Spec, Authentication rule 9: an Endpoint executing as a service account that holds INSTANCE_ADMIN
+// runs approved code only (saved or selected by an INSTANCE_ADMIN with its own credential, or
+// approved explicitly); every other identity runs the latest code. On every database: the index
+// snapshot reads approvals with queries of its own.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startStack, type Stack } from '../helpers/stack.ts';
+import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
+
+const body = async (r: Response) => {
+  const text = await r.text();
+  return text ? JSON.parse(text) : null;
+};
+
+for (const database of databaseCases()) describe(`on ${database.name}`, () => {
+  let s: Stack;
+  let invoker: { id: string; key: string };
+  beforeAll(async () => {
+    s = await startStack(database.env, { postgresSchema: database.postgresSchema });
+    invoker = await s.principal(['ENDPOINT_INVOKE']);
+  });
+  afterAll(async () => {
+    await s.close();
+    await dropPostgresSchema(database.postgresSchema);
+  });
+
+  /** Deploys a revision and waits for the attempt to be ready; returns the deployment id. */
+  const deployed = async (componentId: string, revisionId: string): Promise<string> => {
+    const dep = await s.api('POST', `/api/v1/components/${componentId}/deployments`, { revisionId });
+    expect(dep.status).toBe(202);
+    let status = dep.body.status;
+    for (let i = 0; i < 100 && status === 'building'; i++) {
+      await Bun.sleep(50);
+      status = (await s.api('GET', `/api/v1/components/${componentId}/deployments/${dep.body.id}`)).body.status;
+    }
+    expect(status).toBe('ready');
+    return dep.body.id as string;
+  };
+  const activate = async (componentId: string, deploymentId: string) =>
+    expect((await s.api('POST', `/api/v1/components/${componentId}/deployments/${deploymentId}/activate`)).status).toBe(200);
+
+    test('an administrator service account runs approved code only: newer unapproved code does not replace it', async () => {
+      const author = await s.principal(['COMPONENT_ADMIN']);
+      const adminAccount = await s.principal(['INSTANCE_ADMIN'], { kind: 'SERVICE_ACCOUNT' });
+      const plainAccount = await s.principal(['COMPONENT_ADMIN'], { kind: 'SERVICE_ACCOUNT' });
+      const made = await s.api('POST', '/api/v1/components', { name: `approval-${crypto.randomUUID().slice(0, 6)}`, kind: 'lowcode', elements: [{ name: 'v', code: 'return 1;' }] }, author.key);
+      expect(made.status).toBe(201);
+      const componentId = made.body.id as string;
+      const approval = async (revisionId: string) => (await s.api('GET', `/api/v1/components/${componentId}/revisions/${revisionId}/approval`)).body;
+      expect(await approval(made.body.activeRevision.id)).toEqual({ revisionId: made.body.activeRevision.id, approved: false, approvedBy: null });
+      await s.endpoint({ method: 'GET', path: '/as-admin-account', componentId, popResult: 'v', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: adminAccount.id } });
+      await s.endpoint({ method: 'GET', path: '/as-plain-account', componentId, popResult: 'v', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: plainAccount.id } });
+      await s.endpoint({ method: 'GET', path: '/as-caller', componentId, popResult: 'v', executionPolicy: { mode: 'CALLER' } });
+      const run = async (path: string) => {
+        const r = await s.invoke('GET', path, { key: invoker.key });
+        return r.status === 200 ? await body(r) : `${r.status} ${(await body(r)).code}`;
+      };
+
+      // Nothing approved yet: the administrator's account runs nothing; the others run the latest.
+      expect(await run('/as-admin-account')).toBe('503 COMPONENT_NOT_READY');
+      expect(await run('/as-plain-account')).toBe(1);
+      // Only an INSTANCE_ADMIN approves.
+      const first = made.body.activeRevision.id as string;
+      expect((await s.api('POST', `/api/v1/components/${componentId}/revisions/${first}/approve`, undefined, author.key)).status).toBe(403);
+      const approved = await s.api('POST', `/api/v1/components/${componentId}/revisions/${first}/approve`);
+      expect(approved.status).toBe(200);
+      expect(approved.body).toEqual({ revisionId: first, approved: true, approvedBy: s.platform.boot.adminPrincipalId });
+      expect(await run('/as-admin-account')).toBe(1);
+
+      // The author saves new code: it runs at once for everyone but the administrator's account.
+      const changed = await s.api('PATCH', `/api/v1/components/${componentId}`, { elements: [{ name: 'v', code: 'return 2;' }] }, author.key);
+      expect(changed.status).toBe(200);
+      expect(await run('/as-admin-account')).toBe(1);
+      expect(await run('/as-plain-account')).toBe(2);
+      expect(await run('/as-caller')).toBe(2);
+      // Approved, it runs there too; code an INSTANCE_ADMIN saves is approved by saving it.
+      expect((await s.api('POST', `/api/v1/components/${componentId}/revisions/${changed.body.activeRevision.id}/approve`)).status).toBe(200);
+      expect(await run('/as-admin-account')).toBe(2);
+      const byAdmin = await s.api('PATCH', `/api/v1/components/${componentId}`, { elements: [{ name: 'v', code: 'return 3;' }] });
+      expect((await approval(byAdmin.body.activeRevision.id)).approvedBy).toBe(s.platform.boot.adminPrincipalId);
+      expect(await run('/as-admin-account')).toBe(3);
+
+      // Code run as an administrator (CALLER mode) can neither save approved code nor approve.
+      const sneaky = await s.api('POST', '/api/v1/components', { name: `sneaky-${crypto.randomUUID().slice(0, 6)}`, kind: 'lowcode', elements: [{
+        name: 'r',
+        code: `const changed = await api.platform("PATCH", "/api/v1/components/${componentId}", { elements: [{ name: "v", code: "return 4;" }] });
+          const approve = await api.platform("POST", "/api/v1/components/${componentId}/revisions/" + changed.body.activeRevision.id + "/approve");
+          return [changed.status, approve.status];`,
+      }] }, author.key);
+      await s.endpoint({ method: 'POST', path: '/sneaky', componentId: sneaky.body.id, popResult: 'r', executionPolicy: { mode: 'CALLER' } });
+      expect(await body(await s.invoke('POST', '/sneaky'))).toEqual([200, 403]); // invoked by the INSTANCE_ADMIN
+      expect(await run('/as-caller')).toBe(4);
+      expect(await run('/as-admin-account')).toBe(3);
+    });
+
+    test('an administrator service account runs a pinned revision when any revision with its digest is approved', async () => {
+      const author = await s.principal(['COMPONENT_ADMIN']);
+      const adminAccount = await s.principal(['INSTANCE_ADMIN'], { kind: 'SERVICE_ACCOUNT' });
+      const original = [{ name: 'v', code: 'return "pinned";' }];
+      const made = await s.api('POST', '/api/v1/components', { name: `pin-${crypto.randomUUID().slice(0, 6)}`, kind: 'lowcode', elements: original }); // the admin's: approved
+      const componentId = made.body.id as string;
+      await s.endpoint({ method: 'GET', path: '/pinned-admin-account', componentId, componentDigest: made.body.activeRevision.digest, popResult: 'v', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: adminAccount.id } });
+      const run = async () => { const r = await s.invoke('GET', '/pinned-admin-account', { key: invoker.key }); return [r.status, await body(r)]; };
+      expect(await run()).toEqual([200, 'pinned']);
+      // The author saves other code, then the original again: a new, unapproved revision with the pinned digest.
+      await s.api('PATCH', `/api/v1/components/${componentId}`, { elements: [{ name: 'v', code: 'return "other";' }] }, author.key);
+      const again = await s.api('PATCH', `/api/v1/components/${componentId}`, { elements: original }, author.key);
+      expect(again.body.activeRevision.digest).toBe(made.body.activeRevision.digest);
+      expect(again.body.activeRevision.number).toBe(3);
+      expect(await run()).toEqual([200, 'pinned']);
+    });
+
+    test('an administrator service account runs a node revision an INSTANCE_ADMIN selected, not one only its author did', async () => {
+      const author = await s.principal(['COMPONENT_ADMIN']);
+      const adminAccount = await s.principal(['INSTANCE_ADMIN'], { kind: 'SERVICE_ACCOUNT' });
+      const created = await s.api('POST', '/api/v1/components', { name: 'node-approval', kind: 'node', source: 'export default async () => "v1";' }, author.key);
+      expect(created.status).toBe(201);
+      const componentId = created.body.id as string;
+      await s.endpoint({ method: 'GET', path: '/node-approval', componentId, popResult: 'default', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: adminAccount.id } });
+      const deployment = await deployed(componentId, created.body.latestRevision.id);
+      // Selected by its author: ready, but not approved for the administrator's account.
+      expect((await s.api('POST', `/api/v1/components/${componentId}/deployments/${deployment}/activate`, undefined, author.key)).status).toBe(200);
+      const refused = await s.invoke('GET', '/node-approval', { key: invoker.key });
+      expect(refused.status).toBe(503);
+      expect((await body(refused)).code).toBe('COMPONENT_NOT_READY');
+      // An INSTANCE_ADMIN selecting it (again) approves it.
+      await activate(componentId, deployment);
+      expect((await s.api('GET', `/api/v1/components/${componentId}/revisions/${created.body.latestRevision.id}/approval`)).body).toMatchObject({ approved: true, approvedBy: s.platform.boot.adminPrincipalId });
+      expect(await body(await s.invoke('GET', '/node-approval', { key: invoker.key }))).toBe('v1');
+    });
+});
