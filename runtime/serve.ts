@@ -25,9 +25,14 @@ export function serveRuntime(runtime: Runtime, config: Config, log: Logger, opti
     return draining;
   };
   if (options.handleSignals) {
-    const onSignal = () => void drain().then(() => process.exit(0));
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    // Every signal is handled (a second one while draining changes nothing): with `once`, a repeated
+    // SIGTERM would take the default action and cut off the invocations being finished.
+    const onSignal = () => {
+      if (draining) return log.info('already draining: finishing accepted invocations');
+      void drain().then(() => process.exit(0));
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
   }
   return { server, drain };
 }

@@ -10,7 +10,7 @@ export async function serveControlPlane(platform: Platform, log: Logger, before:
     hostname: '0.0.0.0',
     // The 4 MiB limit is ours to enforce (413 problem+json with x-svc-oid), not Bun's.
     maxRequestBodySize: SERVER_BODY_CAP,
-    fetch: (request) => platform.app.handle(request),
+    fetch: (request) => platform.app.handle(routable(request)),
   });
   if (platform.boot.generatedAdminKey) {
     process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);
@@ -18,15 +18,29 @@ export async function serveControlPlane(platform: Platform, log: Logger, before:
   log.info(`control plane listening on ${server.url.origin}`, { base: platform.config.BASE_URL });
   let stopping = false;
   const stop = async () => {
-    if (stopping) return;
+    // A second signal while draining changes nothing: the drain finishes what was accepted.
+    if (stopping) return log.info('already shutting down: finishing accepted requests');
     stopping = true;
     log.info('shutting down');
-    await server.stop(false);
-    await before();
+    // Both origins stop accepting at once; the database closes only after both have drained.
+    await Promise.all([server.stop(false), before()]);
     await platform.close();
     process.exit(0);
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
   return server;
+}
+
+/**
+ * Elysia looks for the path from index 11 of the URL on (`http://` and a host of 4 or more
+ * characters): a shorter Host header (`api`, a typical service name) would put every request on
+ * the wrong path. Such a request is handed on under `localhost`; its headers are unchanged.
+ */
+export function routable(request: Request): Request {
+  const url = request.url;
+  const scheme = url.indexOf('://');
+  const slash = scheme === -1 ? -1 : url.indexOf('/', scheme + 3);
+  if (slash === -1 || slash >= 11) return request;
+  return new Request(`http://localhost${url.slice(slash)}`, request);
 }

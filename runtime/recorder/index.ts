@@ -17,6 +17,12 @@ export type { InvocationRecord } from './types.ts';
 const MAX_BUFFERED = 200_000;
 /** Records per batch sent to the writer. */
 const BATCH = 2048;
+/**
+ * How long close() waits for the database to take what is buffered. A database that hangs (rather
+ * than refuses) would otherwise hold shutdown forever, and a supervisor's SIGKILL would then lose
+ * every record: past this, what is left goes to a spill file for the next start.
+ */
+const CLOSE_WRITE_LIMIT_MS = 10_000;
 
 export class InvocationRecorder {
   private builder = new BatchBuilder();
@@ -26,17 +32,24 @@ export class InvocationRecorder {
   private buffered = 0;
   private dropped = 0;
   private flushing: Promise<void> | null = null;
+  /** Batches a drain has taken and not yet written, and a copy of the one being written now. */
+  private draining: RecordBatch[] = [];
+  private writing: RecordBatch | null = null;
+  /** Set once close() gave up on the database: a drain still waiting stops after its write. */
+  private abandoned = false;
   private readonly timer: ReturnType<typeof setInterval>;
 
   private readonly spillDir: string | undefined;
   private readonly maxBuffered: number;
+  private readonly closeWriteLimitMs: number;
 
   constructor(
     private readonly writer: InvocationWriter,
     private readonly log: Logger,
     flushMs = 250,
-    options: { spillDir?: string; maxBuffered?: number } = {},
+    options: { spillDir?: string; maxBuffered?: number; closeWriteLimitMs?: number } = {},
   ) {
+    this.closeWriteLimitMs = options.closeWriteLimitMs ?? CLOSE_WRITE_LIMIT_MS;
     this.spillDir = options.spillDir;
     this.maxBuffered = options.maxBuffered ?? MAX_BUFFERED;
     this.timer = setInterval(() => void this.flush(), flushMs);
@@ -73,18 +86,37 @@ export class InvocationRecorder {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.flush();
-    if (this.buffered > 0) await this.flush(); // what arrived during the last write
-    if (this.buffered > 0) {
-      // The database did not take them: keep them for the next start rather than lose them.
-      if (this.builder.count > 0) this.sealed.push(this.builder.seal());
-      const left = this.sealed;
-      const count = this.buffered;
-      this.sealed = [];
-      this.buffered = 0;
-      if (!this.spill(left, 'the database was unavailable at shutdown')) {
-        this.log.error(`lost ${count} invocation records: the database was unavailable at shutdown and no spill directory could take them`);
-      }
+    let timer: Timer | undefined;
+    const limit = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.closeWriteLimitMs)));
+    const written = async () => {
+      await this.flush();
+      if (this.buffered > 0) await this.flush(); // what arrived during the last write
+      return 'done' as const;
+    };
+    const outcome = await Promise.race([written(), limit]);
+    clearTimeout(timer);
+    let left: RecordBatch[] = [];
+    if (outcome === 'late') {
+      // The database hangs: whatever a drain still holds is spilled with the rest. (A write that
+      // commits after all would be written twice; the next start's records are counted again.)
+      this.abandoned = true;
+      left = [...(this.writing ? [this.writing] : []), ...this.draining];
+      this.writing = null;
+      this.draining = [];
+      this.log.warn(`the database took no invocation records for ${this.closeWriteLimitMs} ms at shutdown`);
+    }
+    if (this.builder.count > 0) this.sealed.push(this.builder.seal());
+    left = left.concat(this.sealed);
+    this.sealed = [];
+    this.buffered = 0;
+    const count = left.reduce((n, b) => n + b.count, 0);
+    // The database did not take them: keep them for the next start rather than lose them.
+    if (count > 0 && !this.spill(left, 'the database was unavailable at shutdown')) {
+      this.log.error(`lost ${count} invocation records: the database was unavailable at shutdown and no spill directory could take them`);
+    }
+    if (outcome === 'late') {
+      await Promise.race([this.writer.close(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+      return;
     }
     await this.writer.close();
   }
@@ -106,23 +138,29 @@ export class InvocationRecorder {
   private async drain(): Promise<void> {
     // Take everything buffered now; what arrives meanwhile waits for the next drain.
     if (this.builder.count > 0) this.sealed.push(this.builder.seal());
-    const pending = this.sealed;
+    this.draining = this.sealed;
     this.sealed = [];
     this.buffered = 0;
-    for (let i = 0; i < pending.length; i++) {
-      const batch = pending[i]!;
+    while (this.draining.length > 0 && !this.abandoned) {
+      const batch = this.draining.shift()!;
+      // A copy while it is written: a writer thread takes the bytes, and close() may have to spill them.
+      this.writing = { bytes: batch.bytes.slice(), strings: batch.strings, count: batch.count };
       let written = 0;
       try {
         written = await this.writer.write(batch);
       } catch (error) {
         this.log.warn('invocation audit/statistics write failed; will retry', { error: String(error) });
       }
+      const copy = this.writing;
+      this.writing = null;
+      if (this.abandoned || copy === null) return; // close() spilled it already
       if (written === batch.count) {
         this.builder.recycle(batch.bytes);
         continue;
       }
       // Unwritten records go back in front, in order, for the next tick.
-      const left = [written > 0 ? restOf(batch, written) : batch, ...pending.slice(i + 1)];
+      const left = [written > 0 ? restOf(copy, written) : copy, ...this.draining];
+      this.draining = [];
       this.sealed = left.concat(this.sealed);
       for (const b of left) this.buffered += b.count;
       return;

@@ -72,9 +72,12 @@ export class CredentialResolver {
     this.lastPrincipals.clear();
   }
 
+  /** Records the last key uses; a database that hangs holds shutdown for 2 s at most (they are only timestamps). */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.flushTouches();
+    let timer: Timer | undefined;
+    await Promise.race([this.flushTouches(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
   }
 
   private async fromApiKey(key: string): Promise<Principal | null> {

@@ -94,7 +94,7 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
       // The credential comes first under /api/ for paths no route serves too: without a valid
       // one the answer is 401, so the API's routes cannot be mapped anonymously.
       if (code === 'NOT_FOUND') {
-        const { pathname } = new URL(request.url);
+        const pathname = pathnameOf(request.url);
         if (pathname.startsWith('/api/')) {
           try {
             await authenticated(request);
@@ -127,6 +127,15 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
         },
       }),
     });
+}
+
+/** The path of a request target; '' for one that is no URL (`CONNECT host:port` is authority-form). */
+function pathnameOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
 }
 
 function toProblem(code: string | number, error: unknown, log: HttpLogger): ProblemError {

@@ -31,6 +31,7 @@ export type ProblemCode =
   | 'SOURCE_INVALID'
   | 'EXECUTION_ACCOUNT_UNUSABLE'
   | 'CREDENTIAL_FROM_EXECUTION'
+  | 'CLIENT_CLOSED_REQUEST'
   | 'COMPONENT_ERROR'
   | 'EXECUTOR_CRASHED'
   | 'EXECUTOR_RESOURCE_LIMIT'
@@ -58,6 +59,7 @@ const TITLES: Record<number, string> = {
   413: 'Payload too large',
   415: 'Unsupported media type',
   422: 'Unprocessable content',
+  499: 'Client closed request',
   500: 'Internal error',
   502: 'Bad gateway',
   503: 'Service unavailable',

@@ -546,4 +546,23 @@ describe('statistics and audit', () => {
     expect(rows).toHaveLength(3);
     expect(rows.every((a) => a.actorId === invoker.id && a.executionAccountId === sa.id && a.status === 200 && a.oid && a.executionId)).toBe(true);
   });
+
+  test('a client that goes away while sending its body is no server error: 499, counted with the 4xx, nothing run', async () => {
+    const c = await lowcode([{ name: 'a', code: 'return 1;' }]);
+    const e = await s.endpoint({ method: 'POST', path: '/abandoned', componentId: c.id, popResult: 'a' });
+    const { port } = new URL(s.runtimeUrl);
+    const socket = await Bun.connect({ hostname: '127.0.0.1', port: Number(port), socket: { data() {} } });
+    socket.write(`POST /abandoned HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${invoker.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":1`);
+    await Bun.sleep(100);
+    socket.end();
+    let rows: { status: number | null }[] = [];
+    for (let i = 0; i < 50 && rows.length === 0; i++) {
+      await Bun.sleep(50);
+      await s.runtime.recorder.flush();
+      rows = (await s.platform.db.read((q) => q.select().from(s.platform.db.t.audit))).filter((a) => a.kind === 'invocation' && a.resourceId === e.id);
+    }
+    expect(rows.map((r) => r.status)).toEqual([499]);
+    const stats = await s.api('GET', `/api/v1/endpoints/${e.id}/statistics`);
+    expect(stats.body.byStatusClass).toEqual({ '2xx': 0, '3xx': 0, '4xx': 1, '5xx': 0 });
+  });
 });

@@ -159,6 +159,38 @@ describe('records the database cannot take', () => {
     await db.close();
   });
 
+  test('a database that hangs at shutdown holds close() only for its limit: every record, the one being written included, is spilled', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const id = crypto.randomUUID();
+    let writes = 0;
+    // Takes the batch's bytes (as the writer thread does) and never answers.
+    const hangs: InvocationWriter = {
+      write: (batch) => {
+        writes++;
+        batch.bytes = new Uint8Array(0);
+        return new Promise<number>(() => {});
+      },
+      close: () => new Promise<void>(() => {}),
+    };
+    const first = new InvocationRecorder(hangs, silentLogger, 60_000, { spillDir: dir, closeWriteLimitMs: 300 });
+    const sent = Array.from({ length: 5000 }, (_, i) => record(id, 200, i % 5));
+    for (const r of sent.slice(0, 3000)) first.record(r);
+    void first.flush(); // a write in flight when shutdown begins
+    for (const r of sent.slice(3000)) first.record(r);
+    const started = performance.now();
+    await first.close();
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(writes).toBe(1);
+
+    const db = await openDatabase('sqlite::memory:');
+    const next = await createRecorder(db, silentLogger, dir);
+    await next.close();
+    const rows = await db.read((q) => q.select().from(db.t.audit).orderBy(db.t.audit.seq));
+    expect(rows.map((r) => r.executionId).sort()).toEqual(sent.map((r) => r.executionId).sort());
+    expect((await readStatistics(db, id)).invocations).toBe(5000);
+    await db.close();
+  });
+
   test('beyond the in-memory cap during a long outage, the oldest batches go to a spill file instead of being dropped', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spill-'));
     const id = crypto.randomUUID();

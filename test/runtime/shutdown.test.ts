@@ -42,7 +42,7 @@ async function start() {
     const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: r.status, body: (await r.json()) as Record<string, any> };
   };
-  return { child, api, runtimeUrl: `http://127.0.0.1:${runtime}` };
+  return { child, api, base, runtimeUrl: `http://127.0.0.1:${runtime}` };
 }
 
 test('in-flight invocations finish, audit and statistics are flushed, the process exits 0', async () => {
@@ -52,11 +52,31 @@ test('in-flight invocations finish, audit and statistics are flushed, the proces
   expect((await first.api('POST', `/api/v1/endpoints/${e.body.id}/activate`)).status).toBe(200);
 
   const inFlight = fetch(`${first.runtimeUrl}/slow`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  // A control-plane request still sending its body: the runtime must not wait for it to stop accepting.
+  const encoder = new TextEncoder();
+  const slowBody = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(encoder.encode('{"name":'));
+      await Bun.sleep(2500);
+      controller.enqueue(encoder.encode('"late"}'));
+      controller.close();
+    },
+  });
+  const upload = fetch(`${first.base}/api/v1/workspaces`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: slowBody, duplex: 'half',
+  } as RequestInit).catch(() => null);
   await Bun.sleep(300);
   first.child.kill('SIGTERM');
+  await Bun.sleep(200);
+  // A second signal while draining changes nothing.
+  first.child.kill('SIGTERM');
+  await Bun.sleep(200);
+  // The runtime refuses new connections at once, though the control plane is still draining.
+  expect(await fetch(`${first.runtimeUrl}/slow`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } }).then(() => 'answered', () => 'refused')).toBe('refused');
   const response = await inFlight;
   expect(response.status).toBe(200);
   expect(await response.json()).toBe('done');
+  await upload;
   expect(await first.child.exited).toBe(0);
 
   // Nothing accepted was lost: the invocation is in the statistics and the audit after a restart.
