@@ -181,12 +181,12 @@ export class EndpointService {
     if (other && other.id !== next.id) throw routeConflict(other.id);
   }
 
-  /** Holds the bound components against a concurrent delete; a pinned digest must exist. */
   /**
    * Choosing a service account as the execution account is acting as it: whoever sets it must hold
-   * every control-plane role it holds and belong to every workspace it belongs to, and it must belong
-   * to the Endpoint's workspace (INSTANCE_ADMIN may choose any). Otherwise an ENDPOINT_ADMIN could bind an administrator's account and run code as it.
-   * Checked only when the choice changes: other edits keep an account an administrator chose.
+   * every control-plane role it holds and belong to every workspace it belongs to, and it must
+   * belong to the Endpoint's workspace (INSTANCE_ADMIN may choose any). Otherwise an ENDPOINT_ADMIN
+   * could bind an administrator's account and run code as it. Checked only when the choice
+   * changes: other edits keep an account an administrator chose.
    */
   private async assertMayRunAs(q: Orm, principal: Principal, next: EndpointRecord, current: EndpointRecord | null): Promise<void> {
     const chosen = next.executionPolicy?.mode === 'SERVICE_ACCOUNT' ? next.executionPolicy.serviceAccountId : undefined;
@@ -228,6 +228,7 @@ export class EndpointService {
     }
   }
 
+  /** Holds the bound components against a concurrent delete; a pinned digest must exist. */
   private async checkBindings(q: Orm, e: EndpointRecord): Promise<void> {
     const errors: Violation[] = [];
     const { components } = this.deps.contract;
