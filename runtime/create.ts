@@ -7,7 +7,6 @@ import type { Logger } from '../src/lib/log.ts';
 import { createRedis, indexKeys } from '../src/lib/redis.ts';
 import { WorkspaceStore } from '../src/auth/workspaces.ts';
 import { EndpointStore } from '../src/endpoints/store.ts';
-import { TableComponentLookup } from '../src/endpoints/component-lookup.ts';
 import { buildIndexSnapshot } from '../src/endpoints/index-snapshot.ts';
 import { currentIndexVersion } from '../src/endpoints/index-version.ts';
 import type { LocalIndexPublisher } from '../src/endpoints/publishers.ts';
@@ -42,7 +41,6 @@ export interface Runtime {
 
 export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const store = new EndpointStore(o.db);
-  const lookup = new TableComponentLookup(o.db);
   const index = new IndexHolder(o.log);
   const redis = o.config.REDIS_URL
     ? {
@@ -53,7 +51,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     : undefined;
   const sync = new IndexSync({
     holder: index,
-    fromDatabase: () => buildIndexSnapshot(o.db, store, lookup),
+    fromDatabase: () => buildIndexSnapshot(o.db, store),
     databaseVersion: () => currentIndexVersion(o.db),
     local: o.embedded ? (listener) => o.embedded!.publisher.subscribe(listener) : undefined,
     redis,

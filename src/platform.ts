@@ -79,7 +79,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const publishers: IndexPublisher[] = [publisher];
   if (redis) {
     const keys = indexKeys((await workspaces.ensureDefault()).id);
-    publishers.push(new RedisIndexPublisher(redis, keys, () => buildIndexSnapshot(db, endpointStore, componentLookup), log));
+    publishers.push(new RedisIndexPublisher(redis, keys, () => buildIndexSnapshot(db, endpointStore), log));
   }
   const indexPublisher = new CompositePublisher(publishers);
   const endpoints = new EndpointService({

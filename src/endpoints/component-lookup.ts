@@ -1,7 +1,7 @@
 // Which revision an Endpoint binding runs (spec, Versioning): a pinned digest names exactly one;
 // otherwise lowcode/json-validator follow the latest active revision and node runs its selected
 // ready revision. Reads go through the caller's handle so they can join its transaction.
-import { and, desc, eq, isNotNull } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
 import { lockRow } from '../db/row-lock.ts';
@@ -40,25 +40,6 @@ export class TableComponentLookup implements ComponentLookup {
       component: { id: component.id, kind: component.kind, workspaceId: component.workspaceId, name: component.name },
       revision: revision ? boundRevision(revision) : null,
     };
-  }
-
-  /**
-   * What an administrator service account runs of a lowcode component when its latest revision is
-   * not approved (spec, Authentication rule 9: unapproved code does not replace approved code): the
-   * newest approved revision. A node component has no such fallback: its selected revision runs if
-   * approved, else nothing (a rollback must not be undone by an older approval).
-   */
-  async newestApproved(q: Orm, componentId: string): Promise<BoundRevision | null> {
-    const { componentRevisions: r } = this.db.t;
-    const [row] = await q.select().from(r).where(and(eq(r.componentId, componentId), isNotNull(r.approvedBy))).orderBy(desc(r.number)).limit(1);
-    return row ? boundRevision(row) : null;
-  }
-
-  /** Whether any revision with this digest (equal digests, equal content) is approved. */
-  async digestApproved(q: Orm, componentId: string, digest: string): Promise<boolean> {
-    const { componentRevisions: r } = this.db.t;
-    const rows = await q.select({ id: r.id }).from(r).where(and(eq(r.componentId, componentId), eq(r.digest, digest), isNotNull(r.approvedBy))).limit(1);
-    return rows.length > 0;
   }
 
   private async deployedReady(q: Orm, revisionId: string): Promise<boolean> {

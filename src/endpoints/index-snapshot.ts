@@ -2,9 +2,10 @@
 // component revision and guard schema resolved, the instance settings, and the index version,
 // all read in one transaction so they agree. The snapshot is plain JSON (it travels through Redis).
 import { eq } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database } from '../db/index.ts';
 import type { ComponentKind } from './contract.ts';
-import type { BoundRevision, TableComponentLookup } from './component-lookup.ts';
+import type { BoundRevision } from './component-lookup.ts';
+import { BindingsReader, type Binding } from './bindings.ts';
 import { readSettings, type EndpointSettings } from './settings.ts';
 import type { EndpointRecord } from './schema.ts';
 import type { EndpointStore } from './store.ts';
@@ -53,31 +54,37 @@ export interface IndexSnapshot {
   endpoints: SnapshotEndpoint[];
 }
 
-export async function buildIndexSnapshot(db: Database, store: EndpointStore, components: TableComponentLookup): Promise<IndexSnapshot> {
+export async function buildIndexSnapshot(db: Database, store: EndpointStore): Promise<IndexSnapshot> {
   // A transaction gives Postgres one consistent view; on SQLite it serialises with writers.
   return db.write(async (q) => {
     const [state] = await q.select().from(db.t.indexState).where(eq(db.t.indexState.id, 1));
     const settings = await readSettings(db, q);
+    const records = await store.listActive(q);
+    const modeOf = (record: EndpointRecord) => record.executionPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
+    const bindings: Binding[] = [];
+    for (const record of records) {
+      if (record.componentId) bindings.push({ componentId: record.componentId, digest: record.componentDigest });
+      if (record.guard?.type === 'component') bindings.push({ componentId: record.guard.componentId, digest: record.guard.componentDigest });
+    }
+    const approvalsFor = records.filter((r) => r.componentId && modeOf(r) === 'SERVICE_ACCOUNT').map((r) => r.componentId!);
+    const read = await BindingsReader.load(db, q, bindings, approvalsFor);
+
     const endpoints: SnapshotEndpoint[] = [];
-    for (const record of await store.listActive(q)) {
+    for (const record of records) {
       const { createdAt: _c, updatedAt: _u, contractStatus: _s, ...definition } = record;
       let component: SnapshotEndpoint['component'] = null;
       let revision: SnapshotRevision | null = null;
       let approved: SnapshotEndpoint['approved'];
-      if (record.componentId) {
-        const bound = await components.resolve(q, record.componentId, record.componentDigest);
-        if (bound) {
-          component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name, workspaceId: bound.component.workspaceId };
-          if (bound.revision) revision = snapshotRevision(bound.component.kind, bound.revision);
-          const mode = record.executionPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
-          if (mode === 'SERVICE_ACCOUNT') approved = await approvedOf(q, components, record.componentDigest, bound.component, bound.revision);
-        }
+      const bound = record.componentId ? read.resolve({ componentId: record.componentId, digest: record.componentDigest }) : null;
+      if (bound) {
+        component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name, workspaceId: bound.component.workspaceId };
+        if (bound.revision) revision = snapshotRevision(bound.component.kind, bound.revision);
+        if (modeOf(record) === 'SERVICE_ACCOUNT') approved = approvedOf(read, record.componentDigest, bound.component, bound.revision);
       }
       let guardSchema: unknown = null;
       if (record.guard?.type === 'inline') guardSchema = record.guard.schema;
       else if (record.guard?.type === 'component') {
-        const bound = await components.resolve(q, record.guard.componentId, record.guard.componentDigest);
-        guardSchema = bound?.revision?.content.schema ?? null;
+        guardSchema = read.resolve({ componentId: record.guard.componentId, digest: record.guard.componentDigest })?.revision?.content.schema ?? null;
       }
       endpoints.push({ definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'], component, revision, ...(approved !== undefined ? { approved } : {}), guardSchema });
     }
@@ -90,17 +97,16 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore, com
  * it (or, pinned, any revision with its digest) is approved; else for lowcode the newest approved
  * revision; else nothing.
  */
-async function approvedOf(
-  q: Orm,
-  components: TableComponentLookup,
+function approvedOf(
+  read: BindingsReader,
   digest: string | undefined,
   component: { id: string; kind: ComponentKind },
   revision: BoundRevision | null,
-): Promise<SnapshotEndpoint['approved']> {
+): SnapshotEndpoint['approved'] {
   if (revision?.approvedBy) return 'same';
-  if (digest !== undefined) return revision && (await components.digestApproved(q, component.id, digest)) ? 'same' : null;
+  if (digest !== undefined) return revision && read.digestApproved(component.id, digest) ? 'same' : null;
   if (component.kind !== 'lowcode') return null;
-  const newest = await components.newestApproved(q, component.id);
+  const newest = read.newestApproved(component.id);
   return newest ? snapshotRevision(component.kind, newest) : null;
 }
 

@@ -245,8 +245,12 @@ describe('input validation and limits', () => {
     const bad = await s.invoke('POST', '/sku', { key: invoker.key, body: { sku: 'way-too-long' } });
     expect(bad.status).toBe(400);
     expect((await body(bad)).errors).toEqual([expect.objectContaining({ pointer: '/sku' })]);
+    // Pinned to the first revision's digest, a guard keeps that schema whatever is saved later.
+    await s.endpoint({ method: 'POST', path: '/sku-pinned', componentId: c.id, popResult: 'ok', guard: { type: 'component', componentId: v.body.id, componentDigest: v.body.activeRevision.digest } });
     await s.api('PATCH', `/api/v1/components/${v.body.id}`, { schema: { type: 'object', properties: { sku: { type: 'string', maxLength: 20 } }, required: ['sku'] } });
     expect((await s.invoke('POST', '/sku', { key: invoker.key, body: { sku: 'way-too-long' } })).status).toBe(200);
+    expect((await s.invoke('POST', '/sku-pinned', { key: invoker.key, body: { sku: 'way-too-long' } })).status).toBe(400);
+    expect((await s.invoke('POST', '/sku-pinned', { key: invoker.key, body: { sku: 'A1' } })).status).toBe(200);
   });
 
   test('a GET guard validates the query, with numbers coerced', async () => {
