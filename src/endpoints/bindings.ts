@@ -4,7 +4,7 @@
 // Resolution follows the same rules as TableComponentLookup.resolve (spec, Versioning).
 import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
-import type { BoundComponent, BoundRevision } from './component-lookup.ts';
+import { boundRevision, type BoundComponent, type BoundRevision } from './component-lookup.ts';
 
 type RevisionRow = Database['t']['componentRevisions']['$inferSelect'];
 type ComponentRow = Database['t']['components']['$inferSelect'];
@@ -18,14 +18,6 @@ async function inChunks<T>(ids: readonly string[], read: (chunk: string[]) => Pr
   return out;
 }
 
-const bound = (row: RevisionRow): BoundRevision => ({
-  id: row.id,
-  number: row.number,
-  digest: row.digest,
-  content: row.content,
-  compiled: row.compiled,
-  approvedBy: row.approvedBy ?? null,
-});
 
 export interface Binding {
   componentId: string;
@@ -84,7 +76,7 @@ export class BindingsReader {
     }
     return {
       component: { id: component.id, kind: component.kind, workspaceId: component.workspaceId, name: component.name },
-      revision: revision ? bound(revision) : null,
+      revision: revision ? boundRevision(revision) : null,
     };
   }
 
@@ -96,6 +88,6 @@ export class BindingsReader {
   /** The newest approved revision of a lowcode component named in `approvalsFor`. */
   newestApproved(componentId: string): BoundRevision | null {
     const row = this.newestApprovedOf.get(componentId);
-    return row ? bound(row) : null;
+    return row ? boundRevision(row) : null;
   }
 }

@@ -72,7 +72,8 @@ export class TableComponentLookup implements ComponentLookup {
   }
 }
 
-const boundRevision = (row: Database['t']['componentRevisions']['$inferSelect']): BoundRevision => ({
+/** A revision row as a binding sees it. */
+export const boundRevision = (row: Database['t']['componentRevisions']['$inferSelect']): BoundRevision => ({
   id: row.id,
   number: row.number,
   digest: row.digest,

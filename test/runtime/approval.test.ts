@@ -4,6 +4,7 @@
 // snapshot reads approvals with queries of its own.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
+import { activateDeployment, deployed as deployedVia } from '../helpers/deployments.ts';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 
 const body = async (r: Response) => {
@@ -23,20 +24,8 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     await dropPostgresSchema(database.postgresSchema);
   });
 
-  /** Deploys a revision and waits for the attempt to be ready; returns the deployment id. */
-  const deployed = async (componentId: string, revisionId: string): Promise<string> => {
-    const dep = await s.api('POST', `/api/v1/components/${componentId}/deployments`, { revisionId });
-    expect(dep.status).toBe(202);
-    let status = dep.body.status;
-    for (let i = 0; i < 100 && status === 'building'; i++) {
-      await Bun.sleep(50);
-      status = (await s.api('GET', `/api/v1/components/${componentId}/deployments/${dep.body.id}`)).body.status;
-    }
-    expect(status).toBe('ready');
-    return dep.body.id as string;
-  };
-  const activate = async (componentId: string, deploymentId: string) =>
-    expect((await s.api('POST', `/api/v1/components/${componentId}/deployments/${deploymentId}/activate`)).status).toBe(200);
+  const deployed = (componentId: string, revisionId: string) => deployedVia(s, componentId, revisionId);
+  const activate = (componentId: string, deploymentId: string) => activateDeployment(s, componentId, deploymentId);
 
     test('an administrator service account runs approved code only: newer unapproved code does not replace it', async () => {
       const author = await s.principal(['COMPONENT_ADMIN']);

@@ -3,6 +3,7 @@
 // the sandboxed hosts have their own suites).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
+import { activateDeployment, deployed as deployedVia } from '../helpers/deployments.ts';
 import { SYSTEM_PRINCIPAL_ID } from '../../src/auth/roles.ts';
 
 let s: Stack;
@@ -437,20 +438,8 @@ describe('execution identity', () => {
 });
 
 describe('node components and bindings', () => {
-  /** Deploys a revision and waits for the attempt to be ready; returns the deployment id. */
-  const deployed = async (componentId: string, revisionId: string): Promise<string> => {
-    const dep = await s.api('POST', `/api/v1/components/${componentId}/deployments`, { revisionId });
-    expect(dep.status).toBe(202);
-    let status = dep.body.status;
-    for (let i = 0; i < 100 && status === 'building'; i++) {
-      await Bun.sleep(50);
-      status = (await s.api('GET', `/api/v1/components/${componentId}/deployments/${dep.body.id}`)).body.status;
-    }
-    expect(status).toBe('ready');
-    return dep.body.id as string;
-  };
-  const activate = async (componentId: string, deploymentId: string) =>
-    expect((await s.api('POST', `/api/v1/components/${componentId}/deployments/${deploymentId}/activate`)).status).toBe(200);
+  const deployed = (componentId: string, revisionId: string) => deployedVia(s, componentId, revisionId);
+  const activate = (componentId: string, deploymentId: string) => activateDeployment(s, componentId, deploymentId);
 
   test('no selected ready revision → 503 COMPONENT_NOT_READY; after deploy and activate it runs', async () => {
     const created = await s.api('POST', '/api/v1/components', { name: 'node1', kind: 'node', source: 'export default async (api) => ({ v: 1, user: api.currentUser().kind });' });
