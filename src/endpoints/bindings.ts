@@ -49,7 +49,8 @@ export class BindingsReader {
     const pinned = [...new Set(bindings.filter((b) => b.digest !== undefined).map((b) => b.componentId))];
     const digests = [...new Set(bindings.filter((b) => b.digest !== undefined).map((b) => b.digest!))];
     if (pinned.length > 0) {
-      const rows = await inChunks(pinned, (chunk) => q.select().from(r).where(and(inArray(r.componentId, chunk), inArray(r.digest, digests))).orderBy(desc(r.number)));
+      const rows = await inChunks(pinned, async (chunk) =>
+        (await inChunks(digests, (some) => q.select().from(r).where(and(inArray(r.componentId, chunk), inArray(r.digest, some))))).sort((a, b) => b.number - a.number));
       for (const row of rows) (reader.pinnedRevisions.get(row.componentId) ?? reader.pinnedRevisions.set(row.componentId, []).get(row.componentId)!).push(row);
       const revisionIds = rows.map((row) => row.id);
       const ready = await inChunks(revisionIds, (chunk) => q.select({ id: d.revisionId }).from(d).where(and(inArray(d.revisionId, chunk), eq(d.status, 'ready'))));
