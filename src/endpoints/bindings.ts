@@ -12,9 +12,9 @@ type ComponentRow = Database['t']['components']['$inferSelect'];
 /** Ids per IN list: far below SQLite's bound-parameter limit and Postgres' too. */
 const CHUNK = 500;
 
-async function inChunks<T>(ids: readonly string[], read: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+async function inChunks<T>(ids: readonly string[], size: number, read: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await read(ids.slice(i, i + CHUNK))));
+  for (let i = 0; i < ids.length; i += size) out.push(...(await read(ids.slice(i, i + size))));
   return out;
 }
 
@@ -37,28 +37,28 @@ export class BindingsReader {
    * Reads what `bindings` need. `approvalsFor` names the components whose newest approved revision
    * may be asked for (those of Endpoints executing as a service account).
    */
-  static async load(db: Database, q: Orm, bindings: readonly Binding[], approvalsFor: readonly string[]): Promise<BindingsReader> {
+  static async load(db: Database, q: Orm, bindings: readonly Binding[], approvalsFor: readonly string[], chunk = CHUNK): Promise<BindingsReader> {
     const reader = new BindingsReader();
     const { components: c, componentRevisions: r, deployments: d } = db.t;
     const ids = [...new Set(bindings.map((b) => b.componentId))];
-    for (const row of await inChunks(ids, (chunk) => q.select().from(c).where(inArray(c.id, chunk)))) reader.components.set(row.id, row);
+    for (const row of await inChunks(ids, chunk, (some) => q.select().from(c).where(inArray(c.id, some)))) reader.components.set(row.id, row);
 
     const active = [...new Set([...reader.components.values()].map((row) => row.activeRevisionId).filter((id): id is string => id !== null))];
-    for (const row of await inChunks(active, (chunk) => q.select().from(r).where(inArray(r.id, chunk)))) reader.byId.set(row.id, row);
+    for (const row of await inChunks(active, chunk, (some) => q.select().from(r).where(inArray(r.id, some)))) reader.byId.set(row.id, row);
 
     const pinned = [...new Set(bindings.filter((b) => b.digest !== undefined).map((b) => b.componentId))];
     const digests = [...new Set(bindings.filter((b) => b.digest !== undefined).map((b) => b.digest!))];
     if (pinned.length > 0) {
-      const rows = await inChunks(pinned, async (chunk) =>
-        (await inChunks(digests, (some) => q.select().from(r).where(and(inArray(r.componentId, chunk), inArray(r.digest, some))))).sort((a, b) => b.number - a.number));
+      const rows = await inChunks(pinned, chunk, async (some) =>
+        (await inChunks(digests, chunk, (these) => q.select().from(r).where(and(inArray(r.componentId, some), inArray(r.digest, these))))).sort((a, b) => b.number - a.number));
       for (const row of rows) (reader.pinnedRevisions.get(row.componentId) ?? reader.pinnedRevisions.set(row.componentId, []).get(row.componentId)!).push(row);
       const revisionIds = rows.map((row) => row.id);
-      const ready = await inChunks(revisionIds, (chunk) => q.select({ id: d.revisionId }).from(d).where(and(inArray(d.revisionId, chunk), eq(d.status, 'ready'))));
+      const ready = await inChunks(revisionIds, chunk, (some) => q.select({ id: d.revisionId }).from(d).where(and(inArray(d.revisionId, some), eq(d.status, 'ready'))));
       for (const row of ready) reader.readyBuilds.add(row.id);
     }
 
     const approvable = [...new Set(approvalsFor)].filter((id) => reader.components.get(id)?.kind === 'lowcode');
-    const approved = await inChunks(approvable, (chunk) => q.select().from(r).where(and(inArray(r.componentId, chunk), isNotNull(r.approvedBy))).orderBy(desc(r.number)));
+    const approved = await inChunks(approvable, chunk, (some) => q.select().from(r).where(and(inArray(r.componentId, some), isNotNull(r.approvedBy))).orderBy(desc(r.number)));
     for (const row of approved) if (!reader.newestApprovedOf.has(row.componentId)) reader.newestApprovedOf.set(row.componentId, row);
     return reader;
   }

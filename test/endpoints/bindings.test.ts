@@ -1,0 +1,70 @@
+// The index build reads every Endpoint's component side set-wise (src/endpoints/bindings.ts). It
+// must answer exactly as the per-binding lookup does (TableComponentLookup.resolve), whatever
+// the IN lists are cut into: checked here with lists of two ids over every kind of binding.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
+import { BindingsReader, type Binding } from '../../src/endpoints/bindings.ts';
+import { TableComponentLookup } from '../../src/endpoints/component-lookup.ts';
+
+for (const database of databaseCases()) describe(`on ${database.name}`, () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
+  });
+  afterAll(async () => {
+    await p.close();
+    await dropPostgresSchema(database.postgresSchema);
+  });
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const r = await p.json<Record<string, any>>(method, path, { body });
+    if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const deploy = async (componentId: string, revisionId: string) => {
+    const d = await api('POST', `/api/v1/components/${componentId}/deployments`, { revisionId });
+    for (let i = 0; i < 200 && (await api('GET', `/api/v1/components/${componentId}/deployments/${d.id}`)).status === 'building'; i++) await Bun.sleep(25);
+    expect((await api('GET', `/api/v1/components/${componentId}/deployments/${d.id}`)).status).toBe('ready');
+    return d.id as string;
+  };
+
+  test('every binding resolves as the per-binding lookup resolves it; approvals of pinned digests agree', async () => {
+    const bindings: Binding[] = [];
+    // lowcode: three revisions, the middle one's content saved again later (a digest twice)
+    const low = await api('POST', '/api/v1/components', { name: 'low', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] });
+    const first = low.activeRevision;
+    await api('PATCH', `/api/v1/components/${low.id}`, { elements: [{ name: 'a', code: 'return 2;' }] });
+    await api('PATCH', `/api/v1/components/${low.id}`, { elements: [{ name: 'a', code: 'return 1;' }] });
+    bindings.push({ componentId: low.id }, { componentId: low.id, digest: first.digest }, { componentId: low.id, digest: `sha256:${'0'.repeat(64)}` });
+    // node: r1 selected, r2 built and selected once then rolled back, r3 pending, r4 built but never selected
+    const node = await api('POST', '/api/v1/components', { name: 'node', kind: 'node', source: 'export default async () => 1;' });
+    const r1 = node.latestRevision;
+    const d1 = await deploy(node.id, r1.id);
+    const r2 = (await api('PATCH', `/api/v1/components/${node.id}`, { source: 'export default async () => 2;' })).latestRevision;
+    const d2 = await deploy(node.id, r2.id);
+    await api('POST', `/api/v1/components/${node.id}/deployments/${d2}/activate`);
+    await api('POST', `/api/v1/components/${node.id}/deployments/${d1}/activate`);
+    const r3 = (await api('PATCH', `/api/v1/components/${node.id}`, { source: 'export default async () => 3;' })).latestRevision;
+    const r4 = (await api('PATCH', `/api/v1/components/${node.id}`, { source: 'export default async () => 4;' })).latestRevision;
+    await deploy(node.id, r4.id);
+    bindings.push({ componentId: node.id }, ...[r1, r2, r3, r4].map((r) => ({ componentId: node.id, digest: r.digest })));
+    // a node component never deployed, a json-validator, and a component that does not exist
+    const idle = await api('POST', '/api/v1/components', { name: 'idle', kind: 'node', source: 'export default async () => 0;' });
+    const schema = await api('POST', '/api/v1/components', { name: 'v', kind: 'json-validator', schema: { type: 'object' } });
+    bindings.push({ componentId: idle.id }, { componentId: schema.id }, { componentId: schema.id, digest: schema.activeRevision.digest }, { componentId: crypto.randomUUID() });
+
+    const lookup = new TableComponentLookup(p.db);
+    await p.db.write(async (q) => {
+      const reader = await BindingsReader.load(p.db, q, bindings, [low.id, node.id], 2);
+      for (const binding of bindings) {
+        expect({ binding, bound: reader.resolve(binding) }).toEqual({ binding, bound: await lookup.resolve(q, binding.componentId, binding.digest) });
+      }
+      // All of these were saved by the INSTANCE_ADMIN: approved; an unknown digest is not.
+      expect(reader.digestApproved(low.id, first.digest)).toBe(true);
+      expect(reader.digestApproved(low.id, `sha256:${'0'.repeat(64)}`)).toBe(false);
+      expect(reader.newestApproved(low.id)?.number).toBe(3);
+      expect(reader.newestApproved(node.id)).toBeNull(); // node components have no fallback
+    });
+  });
+});
