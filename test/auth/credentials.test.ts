@@ -270,3 +270,18 @@ describe('RS256 with JWT_PUBLIC_KEY', () => {
     }
   });
 });
+
+describe('shutdown', () => {
+  test('a database that hangs holds close() for 2 s at most (key-use timestamps are only advisory)', async () => {
+    const { CredentialResolver } = await import('../../src/auth/credentials.ts');
+    const hanging = { touchKeys: () => new Promise<void>(() => {}) } as unknown as ConstructorParameters<typeof CredentialResolver>[0];
+    const resolver = new CredentialResolver(hanging, p.jwt);
+    // A key used since the last flush (what authenticating with one records).
+    (resolver as unknown as { touched: Set<string> }).touched.add(crypto.randomUUID());
+    const started = performance.now();
+    await resolver.close();
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(1900);
+    expect(took).toBeLessThan(4000);
+  });
+});
