@@ -11,6 +11,14 @@ export const LOG_LINE_LIMIT_CHARS = 8 * 1024;
 /** Component error messages are cut here; they reach HTTP clients. */
 export const ERROR_MESSAGE_LIMIT_CHARS = 2000;
 
+/**
+ * The one variable an executor host's environment may hold: the server's own allocator setting
+ * (mimalloc's purge delay, `npm start` sets -1), passed on as a number. Not a server secret, and
+ * component code never sees it (Workers start with an empty env). Under load it is worth ~25% of
+ * a component invocation's throughput in process isolation (bench/README.md, "Invocation").
+ */
+export const HOST_ALLOCATOR_VARIABLE = 'MIMALLOC_PURGE_DELAY';
+
 /** Longest line a host may send; a host exceeding it is treated as broken and killed. */
 export const HOST_LINE_LIMIT_CHARS = 4 * RESULT_LIMIT_BYTES;
 

@@ -1,6 +1,7 @@
 // What a host observes about its own confinement, sent in its hello. The server reports a sandbox
 // layer only when a running host saw it from the inside, so status() never claims more than is true.
 import { readFileSync, readlinkSync } from 'node:fs';
+import { HOST_ALLOCATOR_VARIABLE } from '../limits.ts';
 
 export interface HostHello {
   pid: number;
@@ -73,7 +74,8 @@ export function selfReport(syscallFilterError?: string): HostHello {
     pid: process.pid,
     uid,
     outerUid: outerUid(uid),
-    envCount: Object.keys(process.env).length,
+    // The allocator setting is the server's own choice of a number (HOST_ALLOCATOR_VARIABLE), not its environment.
+    envCount: Object.keys(process.env).filter((name) => name !== HOST_ALLOCATOR_VARIABLE).length,
     netNs: namespaceOf('net'),
     pidNs: namespaceOf('pid'),
     addressSpaceLimit: limit === undefined || limit === 'unlimited' ? null : Number(limit),

@@ -6,7 +6,7 @@
 import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { HOST_FILES_LIMIT, HOST_TASKS_SHARE, JIT_HEADROOM_MB } from '../limits.ts';
+import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, JIT_HEADROOM_MB } from '../limits.ts';
 import { isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
 
 export const UNPRIVILEGED_ID = 65534;
@@ -45,6 +45,15 @@ function runs(argv: string[]): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `NAME=value` for the allocator setting a host starts with: the server's own, when it is a plain
+ * number (HOST_ALLOCATOR_VARIABLE); nothing else of the server's environment ever reaches a host.
+ */
+export function hostAllocatorSetting(source: Record<string, string | undefined> = process.env): string[] {
+  const value = source[HOST_ALLOCATOR_VARIABLE];
+  return value !== undefined && /^-?\d{1,9}$/.test(value) ? [`${HOST_ALLOCATOR_VARIABLE}=${value}`] : [];
 }
 
 export function planSandbox(options: { memoryMb: number; privateCopy: boolean; syscallFilter: boolean }): SandboxPlan {
@@ -124,8 +133,12 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   // The whole chain, as the host will run it: Bun and the host program still there to the host's user.
   if (tmpfs && !(test !== null && runs([...prefix(true), test, '-x', bun, '-a', '-r', hostMain]))) tmpfs = false;
   if (!tmpfs) missing.push('private /tmp: needs root, a mount namespace, sh, env and mount');
+  const allocator = hostAllocatorSetting();
+  const envBin = Bun.which('env');
   const argv = [
     ...prefix(tmpfs),
+    // Every step above starts from an empty environment; the host gets the allocator setting only.
+    ...(allocator.length > 0 && envBin !== null ? [envBin, '-i', ...allocator] : []),
     // --no-install: never try to fetch packages for a component's imports.
     bun,
     '--no-install',

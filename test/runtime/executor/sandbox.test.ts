@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
 import { alive, descendants, withArgs, waitUntil } from './fixtures/proc.ts';
 import { worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
+import { hostAllocatorSetting } from '../../../runtime/executor/server/sandbox.ts';
 import { baseInput, both, failureOf, node, request, resultOf } from './helpers.ts';
 
 /** What the sandbox masks on this machine: every directory anyone may write. */
@@ -193,6 +194,27 @@ describe('sandbox (process isolation)', () => {
     expect(existsSync(dir)).toBe(false);
   }, 20_000);
 
+  test('a host gets the server\'s allocator setting and nothing else of its environment; component code sees an empty env', async () => {
+    const saved = { delay: process.env.MIMALLOC_PURGE_DELAY, canary: process.env.SANDBOX_TEST_CANARY };
+    process.env.MIMALLOC_PURGE_DELAY = '-1';
+    process.env.SANDBOX_TEST_CANARY = 'canary-2f1c';
+    let tuned: Awaited<ReturnType<typeof createExecutor>> | undefined;
+    try {
+      tuned = await createExecutor({ isolation: 'process', hosts: 1, log: () => {} });
+      const seen = resultOf(await tuned.execute(request(both(`const fs = await import('node:fs');
+        return { environ: fs.readFileSync('/proc/self/environ', 'utf8').split('\\0').filter(Boolean), env: Object.keys(process.env) };`).node))) as { environ: string[]; env: string[] };
+      expect(seen).toEqual({ environ: ['MIMALLOC_PURGE_DELAY=-1'], env: [] });
+      // The one allocator number is not the server's environment: the layer still counts.
+      expect(tuned.status().layers.emptyEnv).toBe(layers.emptyEnv);
+    } finally {
+      await tuned?.close();
+      for (const [name, value] of [['MIMALLOC_PURGE_DELAY', saved.delay], ['SANDBOX_TEST_CANARY', saved.canary]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }, 20_000);
+
   test('close() lets in-flight invocations finish, then refuses new ones and stops the hosts', async () => {
     // Without the syscall filter, so that the component can leave a process behind.
     const closing = await createExecutor({ isolation: 'process', hosts: 1, syscallFilter: false, log: () => {} });
@@ -245,4 +267,14 @@ describe('sandbox (process isolation)', () => {
       }
     }
   }, 30_000);
+});
+
+describe('hostAllocatorSetting', () => {
+  test('passes the server\'s allocator setting on when it is a number, and nothing else', () => {
+    expect(hostAllocatorSetting({ MIMALLOC_PURGE_DELAY: '-1', SECRET: 'x' })).toEqual(['MIMALLOC_PURGE_DELAY=-1']);
+    expect(hostAllocatorSetting({ MIMALLOC_PURGE_DELAY: '1000' })).toEqual(['MIMALLOC_PURGE_DELAY=1000']);
+    for (const value of [undefined, '', 'x', '-1 SECRET=y', '1e3', '12345678901']) {
+      expect(hostAllocatorSetting({ MIMALLOC_PURGE_DELAY: value })).toEqual([]);
+    }
+  });
 });
