@@ -323,6 +323,14 @@ describe('input validation and limits', () => {
     expect(await body(r)).toEqual({ body: { reason: 'gone' }, query: {} });
     expect((await s.invoke('DELETE', '/items/7', { key: invoker.key, raw: 'reason=gone', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
     expect(await body(await s.invoke('DELETE', '/items/8', { key: invoker.key }))).toEqual({ body: null, query: {} });
+    // Without a body, the key is there all the same (DESIGN §7 lists it), its value undefined.
+    const shape = await lowcode([{ name: 'in', code: 'const i = api.input(); return { keys: Object.keys(i).sort(), hasBody: "body" in i, type: typeof i.body };' }]);
+    await s.endpoint({ method: 'GET', path: '/input-shape', componentId: shape.id, popResult: 'in' });
+    expect(await body(await s.invoke('GET', '/input-shape', { key: invoker.key }))).toEqual({
+      keys: ['body', 'headers', 'inputs', 'method', 'params', 'path', 'query'],
+      hasBody: true,
+      type: 'undefined',
+    });
     const guarded = { type: 'inline', schema: { type: 'object', properties: { force: { type: 'boolean' } }, required: ['force'] } };
     await s.endpoint({ method: 'DELETE', path: '/guarded-items/:id', componentId: c.id, popResult: 'in', guard: guarded });
     expect((await s.invoke('DELETE', '/guarded-items/1?force=true', { key: invoker.key })).status).toBe(200);

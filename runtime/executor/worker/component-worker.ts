@@ -39,6 +39,8 @@ async function run(id: number, secret: readonly [number, number], json: string):
   let outOfMemory = false;
   try {
     const request = JSON.parse(json) as RunRequest;
+    // JSON has no undefined: without a body the key did not travel. api.input() lists it anyway (DESIGN §7).
+    if (!Object.hasOwn(request.input, 'body')) request.input.body = undefined;
     inv = new Invocation(request, hidden, (call, method, path, bodyJson) => {
       // The body goes as the JSON text that was checked against the limit, spliced in.
       const head = stringify({ call, method, path });
