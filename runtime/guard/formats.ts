@@ -4,41 +4,19 @@
 import '../../src/http/validate.ts';
 import { isIPv6 } from 'node:net';
 import { FormatRegistry } from '@sinclair/typebox';
+import { isDate, isDateTime, isTime } from '../../src/lib/calendar.ts';
+
+export { isDate, isTime } from '../../src/lib/calendar.ts';
 
 export const GUARD_FORMATS = ['date-time', 'date', 'time', 'email', 'uuid', 'uri', 'ipv4', 'ipv6', 'hostname'] as const;
 export type GuardFormat = (typeof GUARD_FORMATS)[number];
 
 export const isGuardFormat = (name: string): name is GuardFormat => (GUARD_FORMATS as readonly string[]).includes(name);
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:z|[+-](\d{2}):(\d{2}))$/i;
 const EMAIL_LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/i;
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})t(.+)$/i;
-
-const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** RFC 3339 full-date, with the month's real length (leap years included). */
-export function isDate(value: string): boolean {
-  const m = DATE.exec(value);
-  if (!m) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= (month === 2 && leap ? 29 : DAYS[month - 1]!);
-}
-
-/** RFC 3339 full-time: a time zone is required; second 60 allows a leap second. */
-export function isTime(value: string): boolean {
-  const m = TIME.exec(value);
-  if (!m) return false;
-  if (Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3]) > 60) return false;
-  return m[4] === undefined || (Number(m[4]) <= 23 && Number(m[5]) <= 59);
-}
 
 /** A host name as RFC 1123 writes it: dot-separated labels of letters, digits and inner hyphens. */
 export function isHostname(value: string): boolean {
@@ -70,10 +48,7 @@ const OWN: Record<GuardFormat, (value: string) => boolean> = {
   // Fallbacks only: validate.ts registers these first.
   uuid: (v) => UUID.test(v),
   uri: (v) => v.length <= 2048 && /^[a-z][a-z0-9+.-]*:/i.test(v) && URL.canParse(v),
-  'date-time': (v) => {
-    const m = DATE_TIME.exec(v);
-    return m !== null && isDate(m[1]!) && isTime(m[2]!);
-  },
+  'date-time': isDateTime,
 };
 
 // The registry is process-global and Elysia registers looser `date`, `email`… of its own when it

@@ -5,6 +5,7 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { FormatRegistry } from '@sinclair/typebox';
 import { ProblemError, type Violation } from './problem.ts';
+import { isDate, isDateTime } from '../lib/calendar.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;
@@ -17,9 +18,10 @@ FormatRegistry.Set('uri', (v) => {
   if (v.length > 2048 || !/^[a-z][a-z0-9+.-]*:/i.test(v)) return false;
   return URL.canParse(v);
 });
-FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+// A real calendar date and time (Date.parse rolls 2023-02-29 into March), that a Date can hold.
+FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && isDateTime(v) && !Number.isNaN(Date.parse(v)));
 // A calendar date (YYYY-MM-DD, midnight UTC) or a date-time: what "ISO 8601" covers in DESIGN.
-FormatRegistry.Set('date-or-date-time', (v) => (DATE_TIME.test(v) || /^\d{4}-\d{2}-\d{2}$/.test(v)) && !Number.isNaN(Date.parse(v)));
+FormatRegistry.Set('date-or-date-time', (v) => ((DATE_TIME.test(v) && isDateTime(v)) || isDate(v)) && !Number.isNaN(Date.parse(v)));
 // `markdown` only documents intent: any string is markdown.
 FormatRegistry.Set('markdown', () => true);
 

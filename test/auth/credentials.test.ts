@@ -83,7 +83,8 @@ describe('API keys', () => {
     expect((await me(dated.body.key)).status).toBe(200);
     const offset = await p.json<{ expiresAt: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'offset', expiresAt: '2099-01-31T02:00:00+02:00' } });
     expect(offset.body.expiresAt).toBe('2099-01-31T00:00:00.000Z');
-    for (const expiresAt of ['2099-13-01', '31/01/2099', 'tomorrow', '2001-01-01']) {
+    // Days a month does not have are refused, not rolled over into the next month.
+    for (const expiresAt of ['2099-13-01', '31/01/2099', 'tomorrow', '2001-01-01', '2099-02-29', '2099-02-30T00:00:00Z', '2099-04-31T12:00:00Z', '2099-01-01T24:00:00Z']) {
       const r = await p.json<{ errors: { pointer: string }[] }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'bad', expiresAt } });
       expect(r.status).toBe(422);
       expect(r.body.errors[0]!.pointer).toBe('/expiresAt');

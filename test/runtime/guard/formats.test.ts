@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { compileGuardSchema, GUARD_FORMATS } from '../../../runtime/guard/index.ts';
 
 const table: Record<(typeof GUARD_FORMATS)[number], { valid: string[]; invalid: string[] }> = {
-  'date-time': { valid: ['2024-02-29T12:30:00Z', '2024-01-01T00:00:00.123+02:00'], invalid: ['2024-01-01', '2024-01-01 00:00:00Z', '2024-01-01T00:00:00', 'x'] },
+  'date-time': { valid: ['2024-02-29T12:30:00Z', '2024-01-01T00:00:00.123+02:00', '2000-02-29T00:00:00Z'], invalid: ['2024-01-01', '2024-01-01 00:00:00Z', '2024-01-01T00:00:00', 'x', '2023-02-29T12:00:00Z', '2024-04-31T00:00:00Z', '1900-02-29T00:00:00Z', '2024-01-01T25:00:00Z'] },
   date: { valid: ['2024-02-29', '2000-02-29', '2023-12-31'], invalid: ['2023-02-29', '1900-02-29', '2024-04-31', '2024-00-10', '24-01-01', '2024-01-01T00:00:00Z'] },
   time: { valid: ['23:59:59Z', '00:00:00.5+05:30', '23:59:60Z'], invalid: ['24:00:00Z', '12:00:00', '12:60:00Z', '12:00Z'] },
   email: { valid: ['a@example.com', 'first.last+tag@sub.example.org'], invalid: ['a@b', '@example.com', 'a..b@example.com', 'a@-x.com', 'a b@example.com', 'a@' + 'x'.repeat(250) + '.com'] },
