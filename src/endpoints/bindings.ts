@@ -69,9 +69,10 @@ export class BindingsReader {
     if (!component) return null;
     let revision: RevisionRow | undefined;
     if (binding.digest !== undefined) {
-      revision = this.pinnedRevisions.get(component.id)?.find((row) => row.digest === binding.digest);
-      // A node revision runs only once deployed and activated: a pinned one must be, or have been, selected.
-      if (revision && component.kind === 'node' && !(revision.status !== 'pending' && this.readyBuilds.has(revision.id))) revision = undefined;
+      // Newest first. A node revision runs only once deployed and activated: a pinned one must be,
+      // or have been, selected; the same code saved again later (pending) does not take its place.
+      revision = this.pinnedRevisions.get(component.id)?.find((row) =>
+        row.digest === binding.digest && (component.kind !== 'node' || (row.status !== 'pending' && this.readyBuilds.has(row.id))));
     } else if (component.activeRevisionId !== null) {
       revision = this.byId.get(component.activeRevisionId);
     }

@@ -1,7 +1,7 @@
 // Which revision an Endpoint binding runs (spec, Versioning): a pinned digest names exactly one;
 // otherwise lowcode/json-validator follow the latest active revision and node runs its selected
 // ready revision. Reads go through the caller's handle so they can join its transaction.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
 import { lockRow } from '../db/row-lock.ts';
@@ -27,25 +27,31 @@ export class TableComponentLookup implements ComponentLookup {
     await this.hold(q, componentId);
     const [component] = await q.select().from(components).where(eq(components.id, componentId));
     if (!component) return null;
-    const where = digest
-      ? and(eq(componentRevisions.componentId, componentId), eq(componentRevisions.digest, digest))
-      : component.activeRevisionId
-        ? eq(componentRevisions.id, component.activeRevisionId)
-        : undefined;
-    let [revision] = where ? await q.select().from(componentRevisions).where(where).orderBy(desc(componentRevisions.number)).limit(1) : [];
-    // A node revision runs only once deployed and activated (DESIGN §7: a ready revision is not used
-    // until activated): a pinned one must be, or have been, the selected revision.
-    if (revision && digest && component.kind === 'node' && !(revision.status !== 'pending' && (await this.deployedReady(q, revision.id)))) revision = undefined;
+    let revision: Database['t']['componentRevisions']['$inferSelect'] | undefined;
+    if (digest && component.kind === 'node') {
+      // A node revision runs only once deployed and activated (DESIGN §7: a ready revision is not
+      // used until activated): a pinned one must be, or have been, the selected revision. The same
+      // code saved again later has the same digest but is pending: it never takes the pin's place.
+      const { deployments } = this.db.t;
+      [revision] = (await q
+        .select({ row: componentRevisions })
+        .from(componentRevisions)
+        .innerJoin(deployments, and(eq(deployments.revisionId, componentRevisions.id), eq(deployments.status, 'ready')))
+        .where(and(eq(componentRevisions.componentId, componentId), eq(componentRevisions.digest, digest), ne(componentRevisions.status, 'pending')))
+        .orderBy(desc(componentRevisions.number))
+        .limit(1)).map((r) => r.row);
+    } else {
+      const where = digest
+        ? and(eq(componentRevisions.componentId, componentId), eq(componentRevisions.digest, digest))
+        : component.activeRevisionId
+          ? eq(componentRevisions.id, component.activeRevisionId)
+          : undefined;
+      [revision] = where ? await q.select().from(componentRevisions).where(where).orderBy(desc(componentRevisions.number)).limit(1) : [];
+    }
     return {
       component: { id: component.id, kind: component.kind, workspaceId: component.workspaceId, name: component.name },
       revision: revision ? boundRevision(revision) : null,
     };
-  }
-
-  private async deployedReady(q: Orm, revisionId: string): Promise<boolean> {
-    const { deployments } = this.db.t;
-    const rows = await q.select({ id: deployments.id }).from(deployments).where(and(eq(deployments.revisionId, revisionId), eq(deployments.status, 'ready'))).limit(1);
-    return rows.length > 0;
   }
 
   async hold(q: Orm, componentId: string): Promise<void> {

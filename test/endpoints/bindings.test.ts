@@ -48,6 +48,9 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     const r3 = (await api('PATCH', `/api/v1/components/${node.id}`, { source: 'export default async () => 3;' })).latestRevision;
     const r4 = (await api('PATCH', `/api/v1/components/${node.id}`, { source: 'export default async () => 4;' })).latestRevision;
     await deploy(node.id, r4.id);
+    // r5: r1's code saved again, pending, with r1's digest: a pin on that digest still runs r1
+    const r5 = (await api('PATCH', `/api/v1/components/${node.id}`, { source: 'export default async () => 1;' })).latestRevision;
+    expect(r5).toMatchObject({ digest: r1.digest, status: 'pending' });
     bindings.push({ componentId: node.id }, ...[r1, r2, r3, r4].map((r) => ({ componentId: node.id, digest: r.digest })));
     // a node component never deployed, a json-validator, and a component that does not exist
     const idle = await api('POST', '/api/v1/components', { name: 'idle', kind: 'node', source: 'export default async () => 0;' });
@@ -60,6 +63,9 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       for (const binding of bindings) {
         expect({ binding, bound: reader.resolve(binding) }).toEqual({ binding, bound: await lookup.resolve(q, binding.componentId, binding.digest) });
       }
+      const pinnedR1 = { componentId: node.id, digest: r1.digest };
+      expect(reader.resolve(pinnedR1)?.revision?.id).toBe(r1.id);
+      expect((await lookup.resolve(q, node.id, r1.digest))?.revision?.id).toBe(r1.id);
       // All of these were saved by the INSTANCE_ADMIN: approved; an unknown digest is not.
       expect(reader.digestApproved(low.id, first.digest)).toBe(true);
       expect(reader.digestApproved(low.id, `sha256:${'0'.repeat(64)}`)).toBe(false);

@@ -519,6 +519,13 @@ describe('node components and bindings', () => {
     const second = await deploy(updated.body.latestRevision.id);
     await activate(created.body.id, second);
     expect(await body(await s.invoke('GET', '/node-pinned', { key: invoker.key }))).toBe('pinned');
+    // The pinned code saved again: a new pending revision with the same digest. It never takes
+    // the pin's place, not even once the binding is made again (any change to the Endpoint).
+    const again = await s.api('PATCH', `/api/v1/components/${created.body.id}`, { source: 'export default async () => "pinned";' });
+    expect(again.body.latestRevision).toMatchObject({ digest, status: 'pending' });
+    const touched = await s.api('PATCH', `/api/v1/endpoints/${definition.body.id}`, { description: 'touched', version: activated.body.version });
+    expect(touched.status).toBe(200);
+    expect(await body(await s.invoke('GET', '/node-pinned', { key: invoker.key }))).toBe('pinned');
   });
 
   test('an Endpoint bound to latest follows a new revision; a pinned one stays', async () => {
