@@ -268,21 +268,31 @@ async function main(): Promise<void> {
     for (const s of scenarios) await check(s);
 
     const samples = new Map<string, Sample[]>(scenarios.map((s) => [s.name, []]));
-    const ceilingOf: Sample[] = [];
+    /** For each scenario, the ceiling sample measured right before each of its own. */
+    const ceilingOf = new Map<string, Sample[]>(scenarios.map((s) => [s.name, []]));
+    const ceiling = scenarios[0]!;
     const started = performance.now();
+    const run = async (s: Scenario, round: number, warmupSeconds: number): Promise<Sample> => {
+      const sample = await measure(s, seconds, connections, warmupSeconds);
+      samples.get(s.name)!.push(sample);
+      // The platform writes audit and statistics in batches after the load: that work must not
+      // land on the next scenario's clock, so wait until this server is idle again.
+      const settledMs = await settle(s.pid);
+      process.stderr.write(`  round ${round + 1}/${rounds} ${s.name}: ${sample.requestsPerSecond.toFixed(0)} req/s, p99 ${sample.p99.toFixed(2)} ms, busy ${(settledMs / 1000).toFixed(1)} s after the load\n`);
+      return sample;
+    };
     for (let round = 0; round < rounds; round++) {
-      // The ceiling first in every round (each ratio pairs a scenario with its round's ceiling),
-      // the rest in a rotated order so slow drift in the machine's load hits all alike.
+      // Every scenario is measured right after a ceiling run and paired with it: this VM's speed
+      // drifts by a third within minutes (the ceiling went 51k → 63k → 75k req/s over one run's
+      // rounds), so a ceiling measured a minute earlier made the ratios swing with the drift. The
+      // rest run in a rotated order so that slow drift hits all alike.
       const rest = scenarios.slice(1);
-      const order = [scenarios[0]!, ...rest.slice(round % rest.length), ...rest.slice(0, round % rest.length)];
+      const order = [...rest.slice(round % rest.length), ...rest.slice(0, round % rest.length)];
       for (const s of order) {
-        const sample = await measure(s, seconds, connections, round === 0 ? 2 : 1);
-        samples.get(s.name)!.push(sample);
-        if (s.kind === 'ceiling') ceilingOf.push(sample);
-        // The platform writes audit and statistics in batches after the load: that work must not
-        // land on the next scenario's clock, so wait until this server is idle again.
-        const settledMs = await settle(s.pid);
-        process.stderr.write(`  round ${round + 1}/${rounds} ${s.name}: ${sample.requestsPerSecond.toFixed(0)} req/s, p99 ${sample.p99.toFixed(2)} ms, busy ${(settledMs / 1000).toFixed(1)} s after the load\n`);
+        const before = await run(ceiling, round, round === 0 && s === order[0] ? 2 : 1);
+        ceilingOf.get(ceiling.name)!.push(before);
+        await run(s, round, round === 0 ? 2 : 1);
+        ceilingOf.get(s.name)!.push(before);
       }
     }
     const minutes = ((performance.now() - started) / 60_000).toFixed(1);
@@ -293,8 +303,9 @@ async function main(): Promise<void> {
     const ratios = new Map<string, { rps: number; p99: number }>();
     for (const s of scenarios) {
       const ss = samples.get(s.name)!;
-      const rpsRatio = ss.map((x, i) => x.requestsPerSecond / ceilingOf[i]!.requestsPerSecond);
-      const p99Ratio = ss.map((x, i) => x.p99 / ceilingOf[i]!.p99);
+      const paired = ceilingOf.get(s.name)!;
+      const rpsRatio = ss.map((x, i) => x.requestsPerSecond / paired[i]!.requestsPerSecond);
+      const p99Ratio = ss.map((x, i) => x.p99 / paired[i]!.p99);
       ratios.set(s.name, { rps: median(rpsRatio), p99: median(p99Ratio) });
       rows.push([
         s.name,
@@ -306,7 +317,7 @@ async function main(): Promise<void> {
         median(ss.map((x) => x.cpuPerRequest)).toFixed(1),
       ]);
     }
-    console.log(`Invocation: wrk -t1 -c${connections}, ${seconds} s × ${rounds} rounds (${minutes} min); medians over rounds, ratios paired with the same round's ceiling (range in brackets)`);
+    console.log(`Invocation: wrk -t1 -c${connections}, ${seconds} s × ${rounds} rounds (${minutes} min); medians over rounds, each ratio paired with the ceiling run measured just before it (range in brackets)`);
     console.log(`load average before ${loadBefore}, after ${loadAfter}; ${navigator.hardwareConcurrency} cores; Bun ${Bun.version}\n`);
     console.log(table(['server: scenario', 'req/s', '× ceiling req/s', 'p50 ms', 'p99 ms', '× ceiling p99', 'CPU µs/req'], rows));
     console.log('\n"CPU µs/req" is the server process tree (platform: with its executor hosts) per request.');
