@@ -1,5 +1,6 @@
 // Starts the endpoint runtime alone (scale-out); `npm start` runs both origins via src/start.ts.
-import { executorOptions, loadConfig, ConfigError } from '../src/config.ts';
+import { executorOptions, loadConfig, withBoundPorts, ConfigError } from '../src/config.ts';
+import { listen } from '../src/http/listener.ts';
 import { createLogger } from '../src/lib/log.ts';
 import { installProcessGuards } from '../src/lib/process-guards.ts';
 import { openDatabase } from '../src/db/index.ts';
@@ -12,15 +13,18 @@ import { createRuntime } from './create.ts';
 import { serveRuntime } from './serve.ts';
 
 try {
-  const config = loadConfig();
-  const log = createLogger(config.LOG_LEVEL, 'runtime');
+  const declared = loadConfig();
+  const log = createLogger(declared.LOG_LEVEL, 'runtime');
   installProcessGuards(log);
+  // Bound first: with RUNTIME_PORT=0 the derived origin names the port really bound.
+  const edge = listen(declared.RUNTIME_PORT);
+  const config = withBoundPorts(declared, process.env, { runtime: edge.port });
   const db = await openDatabase(config.DATABASE_URL);
   const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const credentials = new CredentialResolver(new PrincipalStore(db), jwt);
   const executor = await createExecutor(executorOptions(config, (line) => log.info(line)));
   const runtime = await createRuntime({ config, db, credentials, jwt, executor, log });
-  serveRuntime(runtime, config, log, {
+  serveRuntime(edge, runtime, config, log, {
     handleSignals: true,
     closeRest: async () => {
       await executor.close();

@@ -3,16 +3,12 @@
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/lib/log.ts';
 import type { Runtime } from './create.ts';
-import { SERVER_BODY_CAP } from '../src/http/body.ts';
+import type { Listener } from '../src/http/listener.ts';
 
-export function serveRuntime(runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {
-  const server = Bun.serve({
-    port: config.RUNTIME_PORT,
-    hostname: '0.0.0.0',
-    // The 1 MiB limit is ours to enforce (413 problem+json with x-svc-oid), not Bun's.
-    maxRequestBodySize: SERVER_BODY_CAP,
-    fetch: runtime.fetch,
-  });
+/** Hands the bound port (src/http/listener.ts) to the runtime, whose 1 MiB body limit is its own. */
+export function serveRuntime(listener: Listener, runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {
+  const { server } = listener;
+  listener.handle(runtime.fetch);
   log.info(`endpoint runtime listening on ${server.url.origin}`, { runtimeUrl: config.ENDPOINT_RUNTIME_URL });
   let draining: Promise<void> | null = null;
   const drain = () => {

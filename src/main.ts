@@ -1,5 +1,6 @@
 // Starts the control plane alone (scale-out); `npm start` runs both origins via ./start.ts.
-import { executorOptions, loadConfig, ConfigError } from './config.ts';
+import { executorOptions, loadConfig, withBoundPorts, ConfigError } from './config.ts';
+import { listen } from './http/listener.ts';
 import { createLogger } from './lib/log.ts';
 import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
@@ -7,13 +8,16 @@ import { serveControlPlane } from './serve.ts';
 import { createExecutor } from '../runtime/executor/index.ts';
 
 try {
-  const config = loadConfig();
-  const log = createLogger(config.LOG_LEVEL, 'control-plane');
+  const declared = loadConfig();
+  const log = createLogger(declared.LOG_LEVEL, 'control-plane');
   installProcessGuards(log);
+  // Bound first: with PORT=0 the derived origin names the port really bound.
+  const control = listen(declared.PORT);
+  const config = withBoundPorts(declared, process.env, { control: control.port });
   // The control plane's own executor only verifies node deployments; invocations run in runtimes.
   const executor = await createExecutor(executorOptions(config, (line) => log.info(line), 1));
   const platform = await createPlatform(config, log, { executor });
-  await serveControlPlane(platform, log, () => executor.close());
+  await serveControlPlane(control, platform, log, () => executor.close());
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);

@@ -1,17 +1,15 @@
 // Binds the control plane to its port and handles shutdown signals.
 import type { Platform } from './platform.ts';
-import { SERVER_BODY_CAP } from './http/body.ts';
+import type { Listener } from './http/listener.ts';
 import type { Logger } from './lib/log.ts';
 
-/** `before` runs first on shutdown (npm start stops the runtime and executor before the database). */
-export async function serveControlPlane(platform: Platform, log: Logger, before: () => Promise<void> = async () => {}) {
-  const server = Bun.serve({
-    port: platform.config.PORT,
-    hostname: '0.0.0.0',
-    // The 4 MiB limit is ours to enforce (413 problem+json with x-svc-oid), not Bun's.
-    maxRequestBodySize: SERVER_BODY_CAP,
-    fetch: (request) => platform.app.handle(routable(request)),
-  });
+/**
+ * Hands the bound port (listener.ts) to the control plane, whose 4 MiB body limit is its own.
+ * `before` runs first on shutdown (npm start stops the runtime and executor before the database).
+ */
+export async function serveControlPlane(listener: Listener, platform: Platform, log: Logger, before: () => Promise<void> = async () => {}) {
+  const { server } = listener;
+  listener.handle((request) => platform.app.handle(routable(request)));
   if (platform.boot.generatedAdminKey) {
     process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);
   }

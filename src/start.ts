@@ -1,6 +1,7 @@
 // `npm start`: both origins in one process on the embedded default (DESIGN §1). The runtime is
 // told of index changes in-process, and api.platform calls reach the control plane in-process.
-import { executorOptions, loadConfig, ConfigError } from './config.ts';
+import { executorOptions, loadConfig, withBoundPorts, ConfigError } from './config.ts';
+import { listen } from './http/listener.ts';
 import { createLogger } from './lib/log.ts';
 import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
@@ -10,9 +11,13 @@ import { createRuntime } from '../runtime/create.ts';
 import { serveRuntime } from '../runtime/serve.ts';
 
 try {
-  const config = loadConfig();
-  const log = createLogger(config.LOG_LEVEL, 'platform');
+  const declared = loadConfig();
+  const log = createLogger(declared.LOG_LEVEL, 'platform');
   installProcessGuards(log);
+  // Bound first: with PORT=0 the derived origins name the ports really bound.
+  const control = listen(declared.PORT);
+  const edge = listen(declared.RUNTIME_PORT);
+  const config = withBoundPorts(declared, process.env, { control: control.port, runtime: edge.port });
   const executor = await createExecutor(executorOptions(config, (line) => log.info(line)));
   log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
   const platform = await createPlatform(config, log, { executor });
@@ -26,8 +31,8 @@ try {
     embedded: { publisher: platform.publisher, controlPlane: (request) => platform.app.handle(request) },
   });
   // One shutdown for both: drain the runtime (and its executor) before the shared database closes.
-  const served = serveRuntime(runtime, config, log, { handleSignals: false, closeRest: () => executor.close() });
-  await serveControlPlane(platform, log, served.drain);
+  const served = serveRuntime(edge, runtime, config, log, { handleSignals: false, closeRest: () => executor.close() });
+  await serveControlPlane(control, platform, log, served.drain);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
