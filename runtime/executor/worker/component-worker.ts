@@ -16,7 +16,11 @@ let hidden: ReadonlySet<string> = new Set();
 const live = new Map<number, Invocation>();
 /** Each running invocation's secret (from its R/V line), echoed in every line about it. */
 const secrets = new Map<number, readonly [number, number]>();
-const lineFor = (tag: 'D' | 'C', id: number, payload: string): string => line(tag, [id, ...(secrets.get(id) ?? [-1, -1])], payload);
+/** The same line as line(tag, [id, ...secret], payload), without the array and its spread (one per invocation). */
+const lineFor = (tag: 'D' | 'C', id: number, payload: string): string => {
+  const secret = secrets.get(id);
+  return secret ? `${tag} ${id} ${secret[0]} ${secret[1]}\t${payload}` : `${tag} ${id} -1 -1\t${payload}`;
+};
 
 /** The revision failed to load: once its invocations are answered the Worker asks to be replaced. */
 let loadFailed = false;

@@ -43,7 +43,7 @@ export function encodeSuccess(inv: Invocation): string {
     }
     size += valueJson === undefined ? 0 : jsonBytes(valueJson);
     if (size > RESULT_LIMIT_BYTES) return failed(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
-    const entry = valueJson === undefined ? `{"name":${stringify(name)},"visible":true}` : `{"name":${stringify(name)},"visible":true,"len":${valueJson.length}}`;
+    const entry = valueJson === undefined ? `${entryHead(name)}}` : `${entryHead(name)},"len":${valueJson.length}}`;
     entries = entries === '' ? entry : `${entries},${entry}`;
     if (valueJson !== undefined) values += valueJson;
   }
@@ -69,6 +69,18 @@ function encodeThrown(inv: Invocation, signal: ThrowSignal): string {
   // Without a body (api.throw(status)) the response has none either.
   const len = bodyJson === undefined ? '' : `"len":${bodyJson.length},`;
   return `{"kind":"thrown","status":${signal.status},${len}"logs":${logsJson(inv)}}\t${bodyJson ?? ''}`;
+}
+
+/** `{"name":…,"visible":true` per result name, made once: a revision uses a few names over and over. */
+const entryHeads = new Map<string, string>();
+function entryHead(name: string): string {
+  let head = entryHeads.get(name);
+  if (head === undefined) {
+    head = `{"name":${stringify(name)},"visible":true`;
+    // Names come from component code: a component making new ones each call must not grow this.
+    if (entryHeads.size < 256) entryHeads.set(name, head);
+  }
+  return head;
 }
 
 /** Whether the response can carry this result (the Endpoint's response mode decides). */
