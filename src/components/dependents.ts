@@ -2,7 +2,7 @@
 // or disabled (a disabled one could not be activated again)
 // (`componentId`, or a component guard's `definition.guard.componentId`) and agent plugins
 // (`config.plugins[].componentId`, `policy.plugins[].componentId`). JSON columns are narrowed with
-// a LIKE on their text (a UUID has no LIKE wildcards), then matched exactly here.
+// a LIKE on their text (a UUID has no LIKE wildcards), then matched here, in either case.
 import { eq, like, or, sql, type AnyColumn } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 
@@ -21,8 +21,13 @@ export async function findDependents(db: Database, q: Orm, componentId: string):
   return [...(await endpointDependents(db, q, componentId)), ...(await agentDependents(db, q, componentId))];
 }
 
-/** `CAST(column AS TEXT) LIKE '%id%'`: the same SQL on SQLite (TEXT JSON) and Postgres (jsonb). */
-const mentions = (column: AnyColumn, id: string) => like(sql`CAST(${column} AS TEXT)`, `%${id}%`);
+/**
+ * `LOWER(CAST(column AS TEXT)) LIKE '%id%'`: the same SQL on SQLite (TEXT JSON) and Postgres
+ * (jsonb). Lower-cased: an agent plugin's `componentId` is stored as sent, and a UUID names the
+ * same component in either case (`id` is stored lower-case).
+ */
+const mentions = (column: AnyColumn, id: string) => like(sql`LOWER(CAST(${column} AS TEXT))`, `%${id.toLowerCase()}%`);
+const sameId = (value: unknown, id: string): boolean => typeof value === 'string' && value.toLowerCase() === id.toLowerCase();
 
 async function endpointDependents(db: Database, q: Orm, componentId: string): Promise<Dependent[]> {
   const { endpoints: e } = db.t;
@@ -34,7 +39,7 @@ async function endpointDependents(db: Database, q: Orm, componentId: string): Pr
   for (const row of rows) {
     if (row.componentId === componentId) out.push({ type: 'endpoint', id: row.id, name: row.name, pointer: '/componentId' });
     const guard = isRecord(row.definition) ? row.definition.guard : undefined;
-    if (isRecord(guard) && guard.componentId === componentId) out.push({ type: 'endpoint', id: row.id, name: row.name, pointer: '/guard/componentId' });
+    if (isRecord(guard) && sameId(guard.componentId, componentId)) out.push({ type: 'endpoint', id: row.id, name: row.name, pointer: '/guard/componentId' });
   }
   return out;
 }
@@ -51,7 +56,7 @@ async function agentDependents(db: Database, q: Orm, componentId: string): Promi
       const plugins = isRecord(value) ? value.plugins : undefined;
       if (!Array.isArray(plugins)) continue;
       plugins.forEach((plugin: unknown, i) => {
-        if (isRecord(plugin) && plugin.componentId === componentId) {
+        if (isRecord(plugin) && sameId(plugin.componentId, componentId)) {
           out.push({ type: 'agent', id: row.id, name: row.name, pointer: `/${block}/plugins/${i}/componentId` });
         }
       });

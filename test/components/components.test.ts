@@ -399,6 +399,11 @@ describe('delete and dependents', () => {
     await h.db.read((q) => q.update(h.db.t.agents).set({ config: {}, policy: { plugins: [{ id: 'p', name: 'n', componentId: c.id }] } }).where(eq(h.db.t.agents.id, agentId)));
     const again = await h.json<Problem>('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key });
     expect(again.body.dependents).toEqual([expect.objectContaining({ type: 'agent', pointer: '/policy/plugins/0/componentId' })]);
+    // A plugin's componentId is stored as sent: the id in capitals names the same component.
+    await h.db.read((q) => q.update(h.db.t.agents).set({ config: { plugins: [{ id: 'p', name: 'n', componentId: c.id.toUpperCase() }] }, policy: {} }).where(eq(h.db.t.agents.id, agentId)));
+    const capitals = await h.json<Problem>('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key });
+    expect(capitals.status).toBe(409);
+    expect(capitals.body.dependents).toEqual([expect.objectContaining({ type: 'agent', id: agentId, pointer: '/config/plugins/0/componentId' })]);
     // A mere mention (not a plugin's componentId) is not a dependency.
     await h.db.read((q) => q.update(h.db.t.agents).set({ config: { note: c.id }, policy: {} }).where(eq(h.db.t.agents.id, agentId)));
     expect((await h.json('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key })).status).toBe(204);
