@@ -47,7 +47,9 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
         specPath: '/api/v1/docs/json',
         exclude: ['/healthz', '/readyz', /^\/api\/v1\/docs/],
         documentation: {
-          // 3.1: the TypeBox schemas are JSON Schema 2020-12 (`const`, `$id`), which 3.0 cannot carry.
+          // 3.1: the TypeBox schemas are JSON Schema 2020-12 (`const`), which 3.0 cannot carry. Schemas are
+          // named by `title`, not `$id`: a sub-schema inlined in several bodies would repeat its `$id`,
+          // which 2020-12 forbids in one document.
           openapi: '3.1.0',
           info: {
             title: 'API Platform control plane',

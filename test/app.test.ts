@@ -105,6 +105,18 @@ describe('OpenAPI', () => {
     expect(patch.requestBody.content['application/json'].schema.properties.config).toBeDefined();
     expect(patch.security).toEqual([{ bearer: [] }]);
     await SwaggerParser.validate(structuredClone(doc.body) as unknown as Parameters<typeof SwaggerParser.validate>[0]);
+    // JSON Schema 2020-12: one `$id` names one schema in a document (a sub-schema inlined in several
+    // bodies must not carry one, else validators such as Ajv refuse the document).
+    const ids: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) return v.forEach(walk);
+      if (typeof v !== 'object' || v === null) return;
+      const id = (v as Record<string, unknown>).$id;
+      if (typeof id === 'string') ids.push(id);
+      Object.values(v).forEach(walk);
+    };
+    walk(doc.body);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
   });
 
   test('every list names the list-engine query parameters and its page envelope; conflicts are documented', async () => {

@@ -16,7 +16,7 @@ export const UserCreate = Type.Object(
     platformAccess: Type.Boolean(),
     workspaceIds: Type.Optional(WorkspaceIds),
   },
-  { additionalProperties: false, $id: 'UserCreate' },
+  { additionalProperties: false, title: 'UserCreate' },
 );
 
 export const UserUpdate = Type.Object(
@@ -27,7 +27,7 @@ export const UserUpdate = Type.Object(
     status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),
     workspaceIds: Type.Optional(WorkspaceIds),
   },
-  { additionalProperties: false, $id: 'UserUpdate' },
+  { additionalProperties: false, title: 'UserUpdate' },
 );
 
 export const ServiceAccountCreate = Type.Object(
@@ -38,7 +38,7 @@ export const ServiceAccountCreate = Type.Object(
     active: Type.Optional(Type.Boolean({ default: true })),
     workspaceIds: Type.Optional(WorkspaceIds),
   },
-  { additionalProperties: false, $id: 'ServiceAccountCreate' },
+  { additionalProperties: false, title: 'ServiceAccountCreate' },
 );
 
 export const ServiceAccountUpdate = Type.Object(
@@ -49,7 +49,7 @@ export const ServiceAccountUpdate = Type.Object(
     active: Type.Optional(Type.Boolean()),
     workspaceIds: Type.Optional(WorkspaceIds),
   },
-  { additionalProperties: false, $id: 'ServiceAccountUpdate' },
+  { additionalProperties: false, title: 'ServiceAccountUpdate' },
 );
 
 export const ApiKeyCreate = Type.Object(
@@ -58,19 +58,19 @@ export const ApiKeyCreate = Type.Object(
     name: Name,
     expiresAt: Type.Optional(Type.String({ format: 'date-or-date-time', maxLength: 64, description: 'ISO 8601 date-time, or a date (midnight UTC); omitted: never expires' })),
   },
-  { additionalProperties: false, $id: 'ApiKeyCreate' },
+  { additionalProperties: false, title: 'ApiKeyCreate' },
 );
 
-export const WorkspaceCreate = Type.Object({ name: Name }, { additionalProperties: false, $id: 'WorkspaceCreate' });
+export const WorkspaceCreate = Type.Object({ name: Name }, { additionalProperties: false, title: 'WorkspaceCreate' });
 
 export const GroupCreate = Type.Object(
   { name: Name, memberIds: Type.Array(Uuid, { maxItems: 1000, uniqueItems: true }) },
-  { additionalProperties: false, $id: 'GroupCreate' },
+  { additionalProperties: false, title: 'GroupCreate' },
 );
 
 export const TokenRequest = Type.Object(
   { ttlSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, default: 3600 })) },
-  { additionalProperties: false, $id: 'TokenRequest' },
+  { additionalProperties: false, title: 'TokenRequest' },
 );
 
 export const validators = {

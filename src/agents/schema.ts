@@ -83,7 +83,7 @@ export const AgentPluginApprovalConfig = Strict(
     mode: Type.Optional(StringEnum(AgentEnums.approvalMode, { description: 'When a call needs approval' })),
     safetyTier: Type.Optional(StringEnum(AgentEnums.safetyTier, { description: 'Risk tier shown to the approver' })),
   },
-  { $id: 'AgentPluginApprovalConfig', title: 'AgentPluginApprovalConfig', description: 'Approval enforced before execution' },
+  { title: 'AgentPluginApprovalConfig', description: 'Approval enforced before execution' },
 );
 
 /** One declared argument of a tool: any JSON Schema keywords, but it must say what it means. */
@@ -105,7 +105,6 @@ export const AgentToolInputSchema = Type.Object(
     properties: Type.Optional(NamedRecord(DescribedProperty, { description: 'Declared arguments by name' })),
   },
   {
-    $id: 'AgentToolInputSchema',
     title: 'AgentToolInputSchema',
     additionalProperties: true,
     description: 'Strict object schema: type object, additionalProperties false, a description on every declared property',
@@ -117,7 +116,7 @@ export const AgentPluginRoutingConfig = Strict(
     title: Type.Optional(Type.String({ description: 'Canonical English title used for tool selection' })),
     summary: Type.Optional(Type.String({ description: 'Canonical English summary used for tool selection' })),
   },
-  { $id: 'AgentPluginRoutingConfig', title: 'AgentPluginRoutingConfig', description: 'English capability metadata for tool selection' },
+  { title: 'AgentPluginRoutingConfig', description: 'English capability metadata for tool selection' },
 );
 
 export const AgentPluginComponentToolConfig = Strict(
@@ -141,7 +140,7 @@ export const AgentPluginComponentToolConfig = Strict(
     sideEffectSummary: Type.Optional(SideEffectSummary()),
     sideEffectCategories: Type.Optional(StringList('Normalized side-effect categories')),
   },
-  { $id: 'AgentPluginComponentToolConfig', title: 'AgentPluginComponentToolConfig', description: 'One governed tool contract backed by the component' },
+  { title: 'AgentPluginComponentToolConfig', description: 'One governed tool contract backed by the component' },
 );
 
 export const AgentPluginComponentToolset = Strict(
@@ -149,7 +148,7 @@ export const AgentPluginComponentToolset = Strict(
     defaultConfig: Type.Optional(AgentPluginComponentToolConfig),
     tools: Type.Optional(NamedRecord(AgentPluginComponentToolConfig, { description: 'Tools keyed by stable capability name' })),
   },
-  { $id: 'AgentPluginComponentToolset', title: 'AgentPluginComponentToolset', description: 'Several governed tool contracts backed by one component' },
+  { title: 'AgentPluginComponentToolset', description: 'Several governed tool contracts backed by one component' },
 );
 
 export const AgentPluginMcpHeaderBinding = Strict(
@@ -160,7 +159,7 @@ export const AgentPluginMcpHeaderBinding = Strict(
     value: Type.Optional(Type.String({ description: 'Static value used when no secret is read' })),
     prefix: Type.Optional(Type.String({ description: 'Static prefix put before the resolved secret value' })),
   },
-  { $id: 'AgentPluginMcpHeaderBinding', title: 'AgentPluginMcpHeaderBinding', description: 'Extra header resolved from tenant secrets before the call' },
+  { title: 'AgentPluginMcpHeaderBinding', description: 'Extra header resolved from tenant secrets before the call' },
 );
 
 /** Longest accepted MCP URL; the same bound the `uri` format applies (validate.ts). */
@@ -196,7 +195,7 @@ export const AgentPluginMcpConfig = Strict(
       Type.Array(AgentPluginMcpHeaderBinding, { description: 'Extra headers resolved from tenant secrets before the call' }),
     ),
   },
-  { $id: 'AgentPluginMcpConfig', title: 'AgentPluginMcpConfig', description: 'Remote MCP server; used when kind is mcp_server' },
+  { title: 'AgentPluginMcpConfig', description: 'Remote MCP server; used when kind is mcp_server' },
 );
 
 export const AgentPluginMcpToolConfig = Strict(
@@ -210,7 +209,7 @@ export const AgentPluginMcpToolConfig = Strict(
     targetScope: Type.Optional(TargetScope()),
     sideEffectSummary: Type.Optional(SideEffectSummary()),
   },
-  { $id: 'AgentPluginMcpToolConfig', title: 'AgentPluginMcpToolConfig', description: 'Governance of one remote MCP tool' },
+  { title: 'AgentPluginMcpToolConfig', description: 'Governance of one remote MCP tool' },
 );
 
 export const AgentPluginMcpToolset = Strict(
@@ -218,7 +217,7 @@ export const AgentPluginMcpToolset = Strict(
     defaultConfig: Type.Optional(AgentPluginMcpToolConfig),
     configs: Type.Optional(NamedRecord(AgentPluginMcpToolConfig, { description: 'Per-remote-tool overrides keyed by remote tool name' })),
   },
-  { $id: 'AgentPluginMcpToolset', title: 'AgentPluginMcpToolset', description: 'Governance of the remote tools; used when kind is mcp_server' },
+  { title: 'AgentPluginMcpToolset', description: 'Governance of the remote tools; used when kind is mcp_server' },
 );
 
 const ContentFormat = () =>
@@ -234,7 +233,7 @@ export const AgentPluginSkillConfig = Strict(
     pluginIds: Type.Optional(UuidList('Plugins this skill depends on (one level)')),
     maxPromptChars: Type.Optional(MaxPromptChars()),
   },
-  { $id: 'AgentPluginSkillConfig', title: 'AgentPluginSkillConfig', description: 'Skill content; used when kind is skill' },
+  { title: 'AgentPluginSkillConfig', description: 'Skill content; used when kind is skill' },
 );
 
 const CatalogUrl = (description: string) => Type.Optional(Type.String({ format: 'uri', description }));
@@ -254,7 +253,6 @@ export const AgentPluginPackageMetadata = Strict(
     tags: Type.Optional(StringList('Catalog tags')),
   },
   {
-    $id: 'AgentPluginPackageMetadata',
     title: 'AgentPluginPackageMetadata',
     deprecated: true,
     readOnly: true,
@@ -272,7 +270,6 @@ export const AgentPluginPackageConfig = Strict(
     maxPromptChars: Type.Optional(MaxPromptChars()),
   },
   {
-    $id: 'AgentPluginPackageConfig',
     title: 'AgentPluginPackageConfig',
     description: 'Packaged content; used when kind is package',
   },
@@ -314,7 +311,7 @@ export const AgentPluginConfig = Strict(
     ),
     enabled: Type.Optional(Type.Boolean({ default: true, description: 'Whether the plugin is used' })),
   },
-  { $id: 'AgentPluginConfig', title: 'AgentPluginConfig', description: 'Primary plugin contract surface; provider-governed' },
+  { title: 'AgentPluginConfig', description: 'Primary plugin contract surface; provider-governed' },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -329,7 +326,6 @@ export const AgentDefinition = Strict(
     successCriteria: Type.Optional(Type.Array(Type.String(), { maxItems: 24, description: 'How success is judged' })),
   },
   {
-    $id: 'AgentDefinition',
     title: 'AgentDefinition',
     description: 'Operator-owned identity loaded on every autonomous turn; learned memory cannot change it',
   },
@@ -345,7 +341,7 @@ export const AgentMemoryPolicy = Strict(
       Type.Integer({ minimum: 128, maximum: 64000, description: 'Total character budget for recalled summaries in one run' }),
     ),
   },
-  { $id: 'AgentMemoryPolicy', title: 'AgentMemoryPolicy', description: 'Cross-run memory defaults' },
+  { title: 'AgentMemoryPolicy', description: 'Cross-run memory defaults' },
 );
 
 export const AgentReleaseConfig = Strict(
@@ -353,7 +349,7 @@ export const AgentReleaseConfig = Strict(
     versionLabel: Type.Optional(NonEmpty({ description: 'Operator-facing release label' })),
     changeSummary: Type.Optional(NonEmpty({ description: 'Short change summary' })),
   },
-  { $id: 'AgentReleaseConfig', title: 'AgentReleaseConfig', description: 'Release metadata of the current definition' },
+  { title: 'AgentReleaseConfig', description: 'Release metadata of the current definition' },
 );
 
 export const AgentAutomationApprovalRouting = Strict(
@@ -362,7 +358,7 @@ export const AgentAutomationApprovalRouting = Strict(
     delegateUserIds: Type.Optional(UuidList('Users who receive delegated approval or escalation')),
     notifyUserIds: Type.Optional(UuidList('Users notified at an approval gate or escalation path')),
   },
-  { $id: 'AgentAutomationApprovalRouting', title: 'AgentAutomationApprovalRouting', description: 'Reserved metadata for escalation and delegation' },
+  { title: 'AgentAutomationApprovalRouting', description: 'Reserved metadata for escalation and delegation' },
 );
 
 export const AgentAutomationNotificationPolicy = Strict(
@@ -374,7 +370,6 @@ export const AgentAutomationNotificationPolicy = Strict(
     auditTrail: Type.Optional(Type.Boolean({ default: true, description: 'Whether deliveries are audited' })),
   },
   {
-    $id: 'AgentAutomationNotificationPolicy',
     title: 'AgentAutomationNotificationPolicy',
     description: 'Reserved for inbox fan-out and future chat delivery',
   },
@@ -388,7 +383,7 @@ export const AgentAutomationPolicyConfig = Strict(
     approvalRouting: Type.Optional(AgentAutomationApprovalRouting),
     notificationPolicy: Type.Optional(AgentAutomationNotificationPolicy),
   },
-  { $id: 'AgentAutomationPolicyConfig', title: 'AgentAutomationPolicyConfig', description: 'Automation defaults' },
+  { title: 'AgentAutomationPolicyConfig', description: 'Automation defaults' },
 );
 
 const ChildFailureMode = () =>
@@ -434,7 +429,7 @@ export const AgentConfig = Strict(
     maxTicks: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Ticks allowed for one run' })),
     childFailureMode: Type.Optional(ChildFailureMode()),
   },
-  { $id: 'AgentConfig', title: 'AgentConfig', description: 'Identity and runtime defaults' },
+  { title: 'AgentConfig', description: 'Identity and runtime defaults' },
 );
 
 export const AgentPolicy = Strict(
@@ -461,7 +456,6 @@ export const AgentPolicy = Strict(
     childFailureMode: Type.Optional(ChildFailureMode()),
   },
   {
-    $id: 'AgentPolicy',
     title: 'AgentPolicy',
     description: 'Persisted policy constraints; execution-time route metadata stays derived from the current turn',
   },
@@ -502,7 +496,6 @@ export const AgentUpdateBody = Strict(
     version: Type.Optional(versionField),
   },
   {
-    $id: 'AgentUpdateBody',
     title: 'AgentUpdateBody',
     description: 'All fields optional; a supplied config, policy or metadata replaces the stored one',
   },
@@ -518,7 +511,6 @@ export const AgentCreateBody = Strict(
     version: Type.Optional(Type.Integer({ minimum: 0, description: 'Accepted as in the update body and ignored: a new agent starts at version 0' })),
   },
   {
-    $id: 'AgentCreateBody',
     title: 'AgentCreateBody',
     description: 'Update fields plus workspaceId; name required; status defaults to ACTIVE, owner to the caller',
   },

@@ -58,7 +58,7 @@ export const ComponentCreateBody = Type.Object(
     results: Type.Optional(contentFields.results),
     schema: Type.Optional(contentFields.schema),
   },
-  { additionalProperties: false, $id: 'ComponentCreate' },
+  { additionalProperties: false, title: 'ComponentCreate' },
 );
 
 export const ComponentUpdateBody = Type.Object(
@@ -72,12 +72,12 @@ export const ComponentUpdateBody = Type.Object(
     schema: Type.Optional(contentFields.schema),
     version: Type.Optional(Type.Integer({ minimum: 0, description: 'Optimistic-locking version' })),
   },
-  { additionalProperties: false, $id: 'ComponentUpdate' },
+  { additionalProperties: false, title: 'ComponentUpdate' },
 );
 
 export const DeploymentCreateBody = Type.Object(
   { revisionId: Type.String({ format: 'uuid', description: 'The node revision to build' }) },
-  { additionalProperties: false, $id: 'DeploymentCreate' },
+  { additionalProperties: false, title: 'DeploymentCreate' },
 );
 
 export type ComponentCreateBody = Static<typeof ComponentCreateBody>;

@@ -96,7 +96,7 @@ export const EndpointCreateBody = Type.Object(
     inputs: Type.Optional(definitionFields.inputs),
     timeoutMs: Type.Optional(definitionFields.timeoutMs),
   },
-  { additionalProperties: false, $id: 'EndpointCreate' },
+  { additionalProperties: false, title: 'EndpointCreate' },
 );
 
 export const EndpointUpdateBody = Type.Object(
@@ -119,7 +119,7 @@ export const EndpointUpdateBody = Type.Object(
     timeoutMs: Type.Optional(definitionFields.timeoutMs),
     version: Type.Optional(Type.Integer({ minimum: 0, description: 'Optimistic-locking version' })),
   },
-  { additionalProperties: false, $id: 'EndpointUpdate' },
+  { additionalProperties: false, title: 'EndpointUpdate' },
 );
 
 export const EndpointSettingsBody = Type.Object(
@@ -132,7 +132,7 @@ export const EndpointSettingsBody = Type.Object(
     // What GET returns may be sent back as is: `saved` is read-only and ignored (a PUT saves).
     saved: Type.Optional(Type.Boolean({ description: 'Read-only; ignored' })),
   },
-  { additionalProperties: false, $id: 'EndpointSettings' },
+  { additionalProperties: false, title: 'EndpointSettings' },
 );
 
 export type EndpointCreateBody = Static<typeof EndpointCreateBody>;

@@ -21,7 +21,7 @@ export const RunCreateBody = Type.Object(
     input: Type.Optional(Type.Unknown({ description: 'Any JSON input for the run' })),
     parentRunId: Type.Optional(Type.String({ format: 'uuid', description: 'Makes this a child run of a run of the same agent tree' })),
   },
-  { additionalProperties: false, $id: 'RunCreate' },
+  { additionalProperties: false, title: 'RunCreate' },
 );
 const runCreate = compile(RunCreateBody);
 
