@@ -72,7 +72,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
     })
     .group('/api/v1', (api) =>
       api
-        .use(accountRoutes(conventions, { accounts: deps.accounts, jwt: deps.jwt, lister: deps.accountLister }))
+        .use(accountRoutes(conventions, { accounts: deps.accounts, jwt: deps.jwt, lister: deps.accountLister, credentials: deps.credentials }))
         .use(runRoutes(conventions, deps.runs))
         .use(agentRoutes(conventions, deps.agents, deps.agentLister))
         .use(componentRoutes(conventions, { components: deps.components, deployments: deps.deployments }))

@@ -2,7 +2,9 @@
 import { Elysia } from 'elysia';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
-import type { JwtService } from '../auth/jwt.ts';
+import { API_KEY_CLAIM, type JwtService } from '../auth/jwt.ts';
+import type { CredentialResolver } from '../auth/credentials.ts';
+import { bearerTokenOf } from '../http/plugin.ts';
 import type { AccountLister } from './list.ts';
 import { validBody, NO_BODY } from '../http/body.ts';
 import { ProblemError } from '../http/problem.ts';
@@ -28,9 +30,9 @@ function refuseInsideExecution(principal: Principal): void {
 
 export function accountRoutes(
   conventions: ReturnType<typeof httpConventions>,
-  deps: { accounts: AccountService; jwt: JwtService; lister: AccountLister },
+  deps: { accounts: AccountService; jwt: JwtService; lister: AccountLister; credentials: CredentialResolver },
 ) {
-  const { accounts, jwt, lister } = deps;
+  const { accounts, jwt, lister, credentials } = deps;
   return new Elysia({ name: 'account-routes' })
     .use(conventions)
     .post('/users', async ({ body, set }) => {
@@ -80,11 +82,13 @@ export function accountRoutes(
     }, { ...admin, ...operation({ summary: 'Create a group (usable as an Agent owner)', tag: 'Accounts', body: GroupCreate, responses: { 201: 'The group' } }) })
     .get('/me', ({ principal }) => principalJson(principal),
       { ...credentialOnly, ...operation({ summary: 'The authenticated principal', tag: 'Accounts' }) })
-    .post('/auth/token', async ({ body, principal, set }) => {
+    .post('/auth/token', async ({ body, principal, set, request }) => {
       refuseInsideExecution(principal);
       set.headers['cache-control'] = 'no-store'; // as an OAuth token response (RFC 6749 §5.1)
       const { ttlSeconds = 3600 } = body === undefined || body === NO_BODY ? {} : validBody(body, validators.tokenRequest);
-      const { token, expiresAt } = await jwt.mint(principal.id, ttlSeconds);
+      // Minted from an API key (directly, or from a token that was): revoking the key ends the token.
+      const apiKeyId = await credentials.originKeyId(bearerTokenOf(request.headers.get('authorization')));
+      const { token, expiresAt } = await jwt.mint(principal.id, ttlSeconds, apiKeyId === undefined ? {} : { [API_KEY_CLAIM]: apiKeyId });
       return { token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString() };
     }, { ...credentialOnly, ...operation({ summary: 'Exchange a credential for a short-lived JWT', tag: 'Accounts', body: TokenRequest }) });
 }

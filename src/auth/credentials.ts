@@ -28,6 +28,9 @@ export class CredentialResolver {
   private readonly principals = new TtlCache<string, Principal | null>(CREDENTIAL_CACHE_MS);
   private readonly lastKeys = new TtlCache<string, CachedKey | null>(CREDENTIAL_STALE_MS);
   private readonly lastPrincipals = new TtlCache<string, Principal | null>(CREDENTIAL_STALE_MS);
+  /** Whether an API key (by id) is still usable: a token minted from it lives only as long. */
+  private readonly keyStates = new TtlCache<string, boolean>(CREDENTIAL_CACHE_MS);
+  private readonly lastKeyStates = new TtlCache<string, boolean>(CREDENTIAL_STALE_MS);
   private readonly touched = new Set<string>();
   private readonly timer: ReturnType<typeof setInterval>;
 
@@ -109,9 +112,42 @@ export class CredentialResolver {
     return cached.principal;
   }
 
+  /**
+   * The API key a credential derives from: the key itself, or the key a platform token was minted
+   * from (carried on when a token is exchanged for another); undefined for other credentials.
+   */
+  async originKeyId(token: string | undefined): Promise<string | undefined> {
+    if (!token) return undefined;
+    if (token.startsWith('sk-')) {
+      await this.fromApiKey(token);
+      return this.keys.get(token)?.keyId;
+    }
+    if (token.length > 8192 || token.split('.').length !== 3) return undefined;
+    return (await this.jwt.verify(token))?.apiKeyId;
+  }
+
+  /** Not revoked and not expired, cached like credentials (revocation honoured within seconds). */
+  private async keyUsable(id: string): Promise<boolean> {
+    let usable = this.keyStates.get(id);
+    if (usable === undefined) {
+      try {
+        const key = await this.store.getKey(id);
+        usable = key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > Date.now());
+        this.lastKeyStates.set(id, usable);
+      } catch (error) {
+        usable = this.lastKeyStates.get(id);
+        if (usable === undefined) throw error;
+      }
+      this.keyStates.set(id, usable);
+    }
+    return usable;
+  }
+
   private async fromJwt(token: string): Promise<Principal | null> {
     if (token.length > 8192 || token.split('.').length !== 3) return null;
     const claims = await this.jwt.verify(token);
+    // A token minted from an API key ends with the key: revoked or expired, the token is too.
+    if (claims?.apiKeyId !== undefined && !(await this.keyUsable(claims.apiKeyId))) return null;
     const principal = claims ? await this.principal(claims.sub) : null;
     // A copy: cached principals are shared, the delegation belongs to this token only.
     return principal && claims?.delegation ? { ...principal, context: { delegation: claims.delegation } } : principal;

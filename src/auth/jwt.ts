@@ -26,7 +26,12 @@ export interface VerifiedToken {
   exp: number;
   /** From a token the platform minted for api.platform: the invocation it acts for. */
   delegation?: { initiatorId: string; executionId: string };
+  /** From a token the platform minted at /auth/token for an API key's holder: that key's id. */
+  apiKeyId?: string;
 }
+
+/** The claim naming the API key a platform-minted token derives from (revoking the key ends the token). */
+export const API_KEY_CLAIM = 'api_key';
 
 /** The `scope` of tokens minted for api.platform calls (runtime/platform-call.ts). */
 export const EXECUTION_SCOPE = 'endpoint-execution';
@@ -83,7 +88,8 @@ export async function createJwtService(options: JwtOptions): Promise<JwtService>
         if (useSecret && payload.scope === EXECUTION_SCOPE && typeof initiator === 'string' && typeof executionId === 'string') {
           return { sub: payload.sub, exp: payload.exp, delegation: { initiatorId: initiator, executionId } };
         }
-        return { sub: payload.sub, exp: payload.exp };
+        const apiKeyId = payload[API_KEY_CLAIM];
+        return useSecret && typeof apiKeyId === 'string' ? { sub: payload.sub, exp: payload.exp, apiKeyId } : { sub: payload.sub, exp: payload.exp };
       } catch {
         return null;
       }

@@ -200,6 +200,33 @@ describe('JWTs', () => {
     expect(Date.parse(minted.body.expiresAt)).toBeGreaterThan(Date.now());
     expect((await me(minted.body.token)).body).toMatchObject({ id: userId });
   });
+
+  test('a token minted from an API key, and one minted from that token, end when the key is revoked', async () => {
+    const key = await p.json<{ id: string; key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'origin' } });
+    const first = await p.json<{ token: string }>('POST', '/api/v1/auth/token', { key: key.body.key });
+    const renewed = await p.json<{ token: string }>('POST', '/api/v1/auth/token', { key: first.body.token });
+    const other = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'other' } });
+    const unrelated = await p.json<{ token: string }>('POST', '/api/v1/auth/token', { key: other.body.key });
+    for (const token of [first.body.token, renewed.body.token, unrelated.body.token]) expect((await me(token)).status).toBe(200);
+    expect((await p.call('DELETE', `/api/v1/api-keys/${key.body.id}`)).status).toBe(204);
+    // Within the credential cache's 2 s (DESIGN §2 promises 5 s).
+    await Bun.sleep(2100);
+    for (const token of [first.body.token, renewed.body.token]) {
+      const r = await me(token);
+      expect(r.status).toBe(401);
+      expect(r.body).toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+    // Another key's token is untouched.
+    expect((await me(unrelated.body.token)).status).toBe(200);
+  });
+
+  test('a token minted from an expiring key ends when the key expires', async () => {
+    const key = await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'brief', expiresAt: new Date(Date.now() + 1500).toISOString() } });
+    const minted = await p.json<{ token: string }>('POST', '/api/v1/auth/token', { key: key.body.key, body: { ttlSeconds: 3600 } });
+    expect((await me(minted.body.token)).status).toBe(200);
+    await Bun.sleep(3700);
+    expect((await me(minted.body.token)).status).toBe(401);
+  });
 });
 
 describe('roles, platform access and disabling', () => {
