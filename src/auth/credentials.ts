@@ -127,20 +127,11 @@ export class CredentialResolver {
   }
 
   /** Not revoked and not expired, cached like credentials (revocation honoured within seconds). */
-  private async keyUsable(id: string): Promise<boolean> {
-    let usable = this.keyStates.get(id);
-    if (usable === undefined) {
-      try {
-        const key = await this.store.getKey(id);
-        usable = key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > Date.now());
-        this.lastKeyStates.set(id, usable);
-      } catch (error) {
-        usable = this.lastKeyStates.get(id);
-        if (usable === undefined) throw error;
-      }
-      this.keyStates.set(id, usable);
-    }
-    return usable;
+  private keyUsable(id: string): Promise<boolean> {
+    return this.lookup(this.keyStates, this.lastKeyStates, id, async () => {
+      const key = await this.store.getKey(id);
+      return key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > Date.now());
+    });
   }
 
   private async fromJwt(token: string): Promise<Principal | null> {
@@ -154,19 +145,27 @@ export class CredentialResolver {
   }
 
   /** A principal by id, cached like credentials (the runtime resolves execution accounts this way). */
-  async principal(id: string): Promise<Principal | null> {
-    let principal = this.principals.get(id);
-    if (principal === undefined) {
+  principal(id: string): Promise<Principal | null> {
+    return this.lookup(this.principals, this.lastPrincipals, id, async () => (/^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : null));
+  }
+
+  /**
+   * The short cache's answer, else the store's (kept as the stale answer too), else, while the
+   * store cannot be asked, the last known one (CREDENTIAL_STALE_MS); with none, the store's error.
+   */
+  private async lookup<V>(fresh: TtlCache<string, V>, stale: TtlCache<string, V>, key: string, load: () => Promise<V>): Promise<V> {
+    let value = fresh.get(key);
+    if (value === undefined) {
       try {
-        principal = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : null;
-        this.lastPrincipals.set(id, principal);
+        value = await load();
+        stale.set(key, value);
       } catch (error) {
-        principal = this.lastPrincipals.get(id);
-        if (principal === undefined) throw error;
+        value = stale.get(key);
+        if (value === undefined) throw error;
       }
-      this.principals.set(id, principal);
+      fresh.set(key, value);
     }
-    return principal;
+    return value;
   }
 
   /** Writes pending `lastUsedAt` updates now (they are otherwise batched every few seconds). */
