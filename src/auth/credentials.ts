@@ -73,6 +73,8 @@ export class CredentialResolver {
     this.principals.clear();
     this.lastKeys.clear();
     this.lastPrincipals.clear();
+    this.keyStates.clear();
+    this.lastKeyStates.clear();
   }
 
   /** Records the last key uses; a database that hangs holds shutdown for 2 s at most (they are only timestamps). */
