@@ -2,20 +2,16 @@
 // then finds the Endpoint it activated (409), on both databases. On Postgres (read committed) the
 // two transactions used to check and commit independently, leaving an active Endpoint bound to
 // a deleted component.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { databaseCases } from '../helpers/databases.ts';
+import { platformFor, type TestPlatform } from '../helpers/platform.ts';
 import { TableComponentLookup } from '../../src/endpoints/component-lookup.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   let p: TestPlatform;
-  beforeAll(async () => {
-    p = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
-  });
-  afterAll(async () => {
-    await p.close();
-    await dropPostgresSchema(database.postgresSchema);
+  platformFor(database, (started) => {
+    p = started;
   });
 
   test('DELETE waits for a binding write in flight, then refuses with 409 COMPONENT_IN_USE', async () => {

@@ -1,20 +1,16 @@
 // The index build reads every Endpoint's component side set-wise (src/endpoints/bindings.ts). It
 // must answer exactly as the per-binding lookup does (TableComponentLookup.resolve), whatever
 // the IN lists are cut into: checked here with lists of two ids over every kind of binding.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
+import { describe, expect, test } from 'bun:test';
+import { platformFor, type TestPlatform } from '../helpers/platform.ts';
+import { databaseCases } from '../helpers/databases.ts';
 import { BindingsReader, type Binding } from '../../src/endpoints/bindings.ts';
 import { TableComponentLookup } from '../../src/endpoints/component-lookup.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   let p: TestPlatform;
-  beforeAll(async () => {
-    p = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
-  });
-  afterAll(async () => {
-    await p.close();
-    await dropPostgresSchema(database.postgresSchema);
+  platformFor(database, (started) => {
+    p = started;
   });
 
   const api = async (method: string, path: string, body?: unknown) => {

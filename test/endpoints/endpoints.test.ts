@@ -1,9 +1,9 @@
 // The Endpoint control plane: definitions, PATCH locking, activation and route conflicts,
 // contract validation, settings, statistics shape, OpenAPI, audit and index publication.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
+import { platformFor, type TestPlatform } from '../helpers/platform.ts';
+import { databaseCases } from '../helpers/databases.ts';
 import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
@@ -12,18 +12,14 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   let outsiderKey: string;
   const published: number[] = [];
 
-  beforeAll(async () => {
-    p = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
+  platformFor(database, async (started) => {
+    p = started;
     p.publisher.subscribe(async (v) => void published.push(v));
     const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'ea', email: 'ea@example.com', roles: ['ENDPOINT_ADMIN'], platformAccess: true } });
     adminKey = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name: 'ea' } })).body.key;
     const ws = await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'elsewhere' } });
     const o = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'eo', email: 'eo@example.com', roles: ['ENDPOINT_ADMIN'], platformAccess: true, workspaceIds: [ws.body.id] } });
     outsiderKey = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: o.body.id, name: 'eo' } })).body.key;
-  });
-  afterAll(async () => {
-    await p.close();
-    await dropPostgresSchema(database.postgresSchema);
   });
 
   const create = (body: Record<string, unknown>, key = adminKey) => p.json<Record<string, any>>('POST', '/api/v1/endpoints', { key, body });

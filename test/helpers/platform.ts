@@ -1,4 +1,5 @@
 // Test harness: a whole control plane on an in-memory database (or Postgres), driven in-process.
+import { afterAll, beforeAll } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { createPlatform, type Platform } from '../../src/platform.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
+import { dropPostgresSchema } from './databases.ts';
 
 export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
 
@@ -48,4 +50,20 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
       return { status: response.status, body: (text ? JSON.parse(text) : null), headers: response.headers };
     },
   };
+}
+
+/**
+ * Registers a suite's platform on one database case: started before its tests (then `ready` runs,
+ * e.g. to keep it and make principals), closed after them with its Postgres schema dropped.
+ */
+export function platformFor(database: { env: Record<string, string>; postgresSchema?: string }, ready: (p: TestPlatform) => void | Promise<void>): void {
+  let started: TestPlatform | undefined;
+  beforeAll(async () => {
+    started = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
+    await ready(started);
+  });
+  afterAll(async () => {
+    await started?.close();
+    await dropPostgresSchema(database.postgresSchema);
+  });
 }
