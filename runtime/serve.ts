@@ -8,8 +8,6 @@ import type { Listener } from '../src/http/listener.ts';
 /** Hands the bound port (src/http/listener.ts) to the runtime, whose 1 MiB body limit is its own. */
 export function serveRuntime(listener: Listener, runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {
   const { server } = listener;
-  listener.handle(runtime.fetch);
-  log.info(`endpoint runtime listening on ${server.url.origin}`, { runtimeUrl: config.ENDPOINT_RUNTIME_URL });
   let draining: Promise<void> | null = null;
   const drain = () => {
     draining ??= (async () => {
@@ -30,5 +28,8 @@ export function serveRuntime(listener: Listener, runtime: Runtime, config: Confi
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   }
+  // Only now, with the signal handlers in place: a SIGTERM sent on seeing this line is a drain.
+  listener.handle(runtime.fetch);
+  log.info(`endpoint runtime listening on ${server.url.origin}`, { runtimeUrl: config.ENDPOINT_RUNTIME_URL });
   return { server, drain };
 }

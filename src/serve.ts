@@ -9,11 +9,6 @@ import type { Logger } from './lib/log.ts';
  */
 export async function serveControlPlane(listener: Listener, platform: Platform, log: Logger, before: () => Promise<void> = async () => {}) {
   const { server } = listener;
-  listener.handle((request) => platform.app.handle(routable(request)));
-  if (platform.boot.generatedAdminKey) {
-    process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);
-  }
-  log.info(`control plane listening on ${server.url.origin}`, { base: platform.config.BASE_URL });
   let stopping = false;
   const stop = async () => {
     // A second signal while draining changes nothing: the drain finishes what was accepted.
@@ -27,6 +22,13 @@ export async function serveControlPlane(listener: Listener, platform: Platform, 
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+  // Only now, with the signal handlers in place (without them a SIGTERM sent on seeing the line
+  // below would kill the process outright instead of draining it).
+  listener.handle((request) => platform.app.handle(routable(request)));
+  if (platform.boot.generatedAdminKey) {
+    process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);
+  }
+  log.info(`control plane listening on ${server.url.origin}`, { base: platform.config.BASE_URL });
   return server;
 }
 

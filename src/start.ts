@@ -31,8 +31,11 @@ try {
     embedded: { publisher: platform.publisher, controlPlane: (request) => platform.app.handle(request) },
   });
   // One shutdown for both: drain the runtime (and its executor) before the shared database closes.
-  const served = serveRuntime(edge, runtime, config, log, { handleSignals: false, closeRest: () => executor.close() });
-  await serveControlPlane(control, platform, log, served.drain);
+  // The control plane's signal handlers first: they drain the runtime too, and must be in place
+  // before either origin says it is listening. Both origins are served in the same turn.
+  let served: ReturnType<typeof serveRuntime> | undefined;
+  await serveControlPlane(control, platform, log, () => served?.drain() ?? Promise.resolve());
+  served = serveRuntime(edge, runtime, config, log, { handleSignals: false, closeRest: () => executor.close() });
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
