@@ -15,9 +15,9 @@ afterAll(() => {
 });
 
 /** Starts `script` with both ports 0 and reads the origins it logs once listening. */
-async function startOnPortZero(script: string, expected: number): Promise<{ child: ReturnType<typeof Bun.spawn>; logged: Map<string, { origin: string; derived: string }> }> {
+async function startOnPortZero(script: string, expected: number, flags = ['--max-http-header-size=131072']): Promise<{ child: ReturnType<typeof Bun.spawn>; logged: Map<string, { origin: string; derived: string }>; text: string }> {
   const data = mkdtempSync(join(dir, 'data-'));
-  const child = Bun.spawn([process.execPath, '--max-http-header-size=131072', script], {
+  const child = Bun.spawn([process.execPath, ...flags, script], {
     cwd: join(import.meta.dir, '..', '..'),
     env: { ...process.env, PORT: '0', RUNTIME_PORT: '0', BASE_URL: '', ENDPOINT_RUNTIME_URL: '', DATA_DIR: data, DATABASE_URL: `sqlite:${join(data, 'p.db')}`, PLATFORM_ADMIN_API_KEY: ADMIN_KEY, COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'info', REDIS_URL: '' },
     stdout: 'ignore',
@@ -35,11 +35,12 @@ async function startOnPortZero(script: string, expected: number): Promise<{ chil
     for (const m of text.matchAll(/(control plane|endpoint runtime) listening on (\S+) \{"(?:base|runtimeUrl)":"([^"]+)"\}/g)) logged.set(m[1]!, { origin: m[2]!, derived: m[3]! });
   }
   reader.releaseLock();
-  return { child, logged };
+  return { child, logged, text };
 }
 
 test('npm start on ports 0: the derived origins and the generated OpenAPI name the ports really bound', async () => {
-  const { child, logged } = await startOnPortZero('src/start.ts', 2);
+  const { child, logged, text } = await startOnPortZero('src/start.ts', 2);
+  expect(text).not.toContain('started without --max-http-header-size');
   const control = logged.get('control plane')!;
   const runtime = logged.get('endpoint runtime')!;
   const controlPort = Number(new URL(control.origin).port);
@@ -70,3 +71,11 @@ test('the control plane and the runtime alone on port 0 derive their origins fro
     expect(await c.exited).toBe(0);
   }
 }, 40_000);
+
+test('started without --max-http-header-size=131072, the process says what that costs', async () => {
+  const bare = await startOnPortZero('runtime/main.ts', 1, []);
+  expect(bare.text).toContain('started without --max-http-header-size=131072');
+  expect(bare.text).toContain('431');
+  bare.child.kill('SIGTERM');
+  expect(await bare.child.exited).toBe(0);
+}, 30_000);
