@@ -2,13 +2,13 @@
 # Multi-stage image: dependencies installed with npm (Bun comes pinned from the npm registry),
 # then a slim oven/bun runtime running as an unprivileged user with a data volume.
 
-FROM oven/bun:1.4.4-debian AS deps
+FROM oven/bun:1.4.5-debian AS deps
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM oven/bun:1.4.4-debian AS runtime
+FROM oven/bun:1.4.5-debian AS runtime
 # util-linux supplies unshare, setpriv and prlimit for the executor sandbox (DESIGN §10).
 RUN apt-get update && apt-get install -y --no-install-recommends util-linux tini && rm -rf /var/lib/apt/lists/* \
  && groupadd --system platform && useradd --system --gid platform --home /app --shell /usr/sbin/nologin platform \
