@@ -44,8 +44,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const index = new IndexHolder(o.log);
   const redis = o.config.REDIS_URL
     ? {
-        client: createRedis(o.config.REDIS_URL, o.log, 'runtime-index'),
-        subscriber: createRedis(o.config.REDIS_URL, o.log, 'runtime-index-sub'),
+        client: await createRedis(o.config.REDIS_URL, o.log, 'runtime-index'),
+        subscriber: await createRedis(o.config.REDIS_URL, o.log, 'runtime-index-sub'),
         keys: indexKeys((await new WorkspaceStore(o.db).ensureDefault()).id),
       }
     : undefined;

@@ -75,7 +75,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const endpointStore = new EndpointStore(db);
   const componentLookup = new TableComponentLookup(db);
   const publisher = new LocalIndexPublisher(log);
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log, 'control-plane-index') : null;
+  const redis = config.REDIS_URL ? await createRedis(config.REDIS_URL, log, 'control-plane-index') : null;
   const publishers: IndexPublisher[] = [publisher];
   if (redis) {
     const keys = indexKeys((await workspaces.ensureDefault()).id);

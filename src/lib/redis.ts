@@ -1,9 +1,12 @@
 // ioredis with the platform's defaults: bounded reconnect backoff, no offline queue for commands
-// (a down Redis fails fast instead of piling up), and errors routed to the logger.
-import { Redis } from 'ioredis';
+// (a down Redis fails fast instead of piling up), and errors routed to the logger. ioredis is
+// loaded only when REDIS_URL asks for it: on the embedded default it would be ~60 modules and
+// 70–100 ms of start-up for nothing, and heap every full collection walks.
+import type { Redis } from 'ioredis';
 import type { Logger } from './log.ts';
 
-export function createRedis(url: string, log: Logger, name: string): Redis {
+export async function createRedis(url: string, log: Logger, name: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     connectionName: name,
     lazyConnect: false,
