@@ -52,8 +52,8 @@ export const VERIFY_TIMEOUT_MS = 10_000;
 export const MAX_CONCURRENT_PER_WORKER = 64;
 
 /**
- * Address space added on top of `memoryMb` for the host's limit. Measured here with Bun 1.4.4 (the same with 1.4.5):
- * JavaScriptCore reserves its JIT pools up front; under ~2.2 GiB of address space it silently runs
+ * Address space added on top of `memoryMb` for the host's limit. Measured here with Bun 1.4.4 (and
+ * checked again with 1.4.5): JavaScriptCore reserves its JIT pools up front; under ~2.2 GiB of address space it silently runs
  * without JIT (component code 3–15× slower), between 2.2 and 2.3 GiB Bun aborts at start, and at
  * memoryMb + 2 GiB a memory bomb ends in a catchable RangeError after about memoryMb of heap.
  */

@@ -1,7 +1,7 @@
 // ioredis with the platform's defaults: bounded reconnect backoff, no offline queue for commands
 // (a down Redis fails fast instead of piling up), and errors routed to the logger. ioredis is
-// loaded only when REDIS_URL asks for it: on the embedded default it would be ~60 modules and
-// 70–100 ms of start-up for nothing, and heap every full collection walks.
+// loaded only when REDIS_URL asks for it: on the embedded default its ~60 modules would only be
+// heap for every full collection to walk.
 import type { Redis } from 'ioredis';
 import type { Logger } from './log.ts';
 
