@@ -53,9 +53,10 @@ export const MAX_CONCURRENT_PER_WORKER = 64;
 
 /**
  * Address space added on top of `memoryMb` for the host's limit. Measured here with Bun 1.4.4 (and
- * checked again with 1.4.5): JavaScriptCore reserves its JIT pools up front; under ~2.2 GiB of address space it silently runs
- * without JIT (component code 3–15× slower), between 2.2 and 2.3 GiB Bun aborts at start, and at
- * memoryMb + 2 GiB a memory bomb ends in a catchable RangeError after about memoryMb of heap.
+ * checked again with 1.4.5): JavaScriptCore reserves its JIT pools up front; under ~2.2 GiB of
+ * address space it silently runs without JIT (component code 3–15× slower), between 2.2 and 2.3 GiB
+ * Bun aborts at start, and at memoryMb + 2 GiB a memory bomb ends in a catchable RangeError after
+ * about memoryMb of heap.
  */
 export const JIT_HEADROOM_MB = 2048;
 
