@@ -23,11 +23,18 @@ export const endpointsTable = defineTable({
     createdAt: { column: 'created_at', type: 'timestamp' },
     updatedAt: { column: 'updated_at', type: 'timestamp' },
   },
-  // The definition's own fields by the names the record shows them under.
-  aliases: Object.fromEntries(
-    ['successStatus', 'timeoutMs', 'popResult', 'noResult', 'legacyResults', 'componentDigest', 'guard', 'validationFailure', 'staticResponse', 'executionPolicy', 'inputs']
-      .map((name) => [name, `definition.${name}`]),
-  ),
+  // The definition's own fields by the names the record shows them under: the scalars with their
+  // types (so `timeoutMs` compares as an integer and refuses `"abc"`), the documents as JSON paths
+  // (`staticResponse.status` reaches into one).
+  aliases: {
+    successStatus: { path: 'definition.successStatus', type: 'integer' },
+    timeoutMs: { path: 'definition.timeoutMs', type: 'integer' },
+    popResult: { path: 'definition.popResult', type: 'string' },
+    noResult: { path: 'definition.noResult', type: 'boolean' },
+    legacyResults: { path: 'definition.legacyResults', type: 'boolean' },
+    componentDigest: { path: 'definition.componentDigest', type: 'string' },
+    ...Object.fromEntries(['guard', 'validationFailure', 'staticResponse', 'executionPolicy', 'inputs'].map((name) => [name, `definition.${name}`])),
+  },
 });
 
 export const endpointsResource = defineResource({

@@ -44,10 +44,17 @@ export interface TableDef {
   relations?: Readonly<Record<string, Relation>>;
   /**
    * Names a record carries that are stored inside a JSON field: each stands for a JSON path
-   * (`successStatus` → `definition.successStatus`) and behaves exactly like it.
+   * (`successStatus` → `definition.successStatus`). A plain path behaves exactly like that path
+   * (`staticResponse.status` reaches into it); one with a `type` is a field of that type: values
+   * are coerced to it, its operators are the type's, and it compares as that type.
    */
-  aliases?: Readonly<Record<string, string>>;
+  aliases?: Readonly<Record<string, Alias>>;
 }
+
+/** What an alias stands for: a JSON path, untyped or typed. */
+export type Alias = string | { path: string; type: 'string' | 'integer' | 'boolean' };
+
+export const aliasPath = (alias: Alias): string => (typeof alias === 'string' ? alias : alias.path);
 
 /** Dynamic features an endpoint may enable (DESIGN §6); all off by default. */
 export type Feature = 'distinct' | 'projection' | 'joins' | 'groupBy' | 'cast' | 'cte';
@@ -113,7 +120,8 @@ export function defineTable(def: TableDef): TableDef {
       if (!rel.table.fields[f]) throw new Error(`${def.name}.${name}: '${f}' is not a field of ${rel.table.name}`);
     }
   }
-  for (const [name, target] of Object.entries(def.aliases ?? {})) {
+  for (const [name, alias] of Object.entries(def.aliases ?? {})) {
+    const target = aliasPath(alias);
     const head = target.split('.', 1)[0]!;
     if (!FIELD_NAME.test(name) || def.fields[name]) throw new Error(`${def.name}: bad alias name '${name}'`);
     if (!def.fields[head]?.jsonPaths) throw new Error(`${def.name}.${name}: '${target}' is not a JSON path of a field`);

@@ -77,6 +77,34 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       const bracket = await p.json<{ data: Record<string, unknown>[] }>('GET', '/api/v1/endpoints?filter[field]=successStatus&filter[op]=eq&filter[value]=201&fields=name,staticResponse', { key: adminKey });
       expect(bracket.body.data).toEqual([{ name: 'listed a', staticResponse: { status: 200, body: { ok: true } } }]);
     });
+
+    test('the definition\'s scalars keep their types: numbers compare as numbers, bad values are 400; documents can be reached into', async () => {
+      await create(staticDef('/typed/a', { name: 'typed a', timeoutMs: 2000 }));
+      await create(staticDef('/typed/b', { name: 'typed b', timeoutMs: 10000, staticResponse: { status: 201, body: null } }));
+      await create({ name: 'typed c', method: 'GET', path: '/typed/c', timeoutMs: 3000, noResult: true });
+      const list = async (query: string) => p.json<{ data: Record<string, unknown>[]; errors?: { pointer: string }[] }>('GET', `/api/v1/endpoints?filter[and][0][field]=name&filter[and][0][op]=startsWith&filter[and][0][value]=typed%20&${query}`, { key: adminKey });
+      const names = (r: { body: { data: Record<string, unknown>[] } }) => r.body.data.map((row) => row.name);
+
+      // As text, "10000" < "2000" < "3000": both of these would come out wrong.
+      const sorted = await list('sort=timeoutMs&fields=name,timeoutMs');
+      expect(sorted.status).toBe(200);
+      expect(sorted.body.data).toEqual([{ name: 'typed a', timeoutMs: 2000 }, { name: 'typed c', timeoutMs: 3000 }, { name: 'typed b', timeoutMs: 10000 }]);
+      expect(names(await list('filter[and][1][field]=timeoutMs&filter[and][1][op]=gte&filter[and][1][value]=2500&sort=name'))).toEqual(['typed b', 'typed c']);
+
+      for (const [query, pointer] of [
+        ['filter[and][1][field]=timeoutMs&filter[and][1][op]=gt&filter[and][1][value]=abc', '/query/filter/and/1/value'],
+        ['filter[and][1][field]=timeoutMs&filter[and][1][op]=like&filter[and][1][value]=1%25', '/query/filter/and/1/op'],
+        ['filter[and][1][field]=noResult&filter[and][1][op]=eq&filter[and][1][value]=maybe', '/query/filter/and/1/value'],
+      ] as const) {
+        const bad = await list(query);
+        expect(bad.status).toBe(400);
+        expect(bad.body.errors?.map((e) => e.pointer)).toContain(pointer);
+      }
+
+      expect(names(await list('filter[and][1][field]=noResult&filter[and][1][op]=true'))).toEqual(['typed c']);
+      expect(names(await list('filter[and][1][field]=noResult&filter[and][1][op]=eq&filter[and][1][value]=true'))).toEqual(['typed c']);
+      expect(names(await list('filter[and][1][field]=staticResponse.status&filter[and][1][op]=eq&filter[and][1][value]=201'))).toEqual(['typed b']);
+    });
   });
 
   describe('PATCH', () => {

@@ -6,7 +6,7 @@ import type { CastType } from '../ast.ts';
 import { fail } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
 import { JSON_PATH_OPERATORS, OPERATORS_BY_TYPE, type Operator } from '../operators.ts';
-import type { TableDef } from '../resource.ts';
+import { type Alias, type TableDef, aliasPath } from '../resource.ts';
 import { type ScalarType, type ValueType, isScalarType } from '../types.ts';
 import { CAST_TARGET } from './cast.ts';
 import type { Ctx, Source } from './context.ts';
@@ -118,12 +118,8 @@ export class Scope {
   private resolveRaw(name: string, pointer: string): Operand {
     const own = this.inSource(this.base, name, pointer);
     if (own) return own;
-    if (this.base.kind === 'table') {
-      const aliases = this.base.table.aliases;
-      const target = aliases && Object.hasOwn(aliases, name) ? aliases[name] : undefined;
-      const aliased = target === undefined ? undefined : this.inSource(this.base, target, pointer);
-      if (aliased) return aliased;
-    }
+    const aliased = this.base.kind === 'table' ? this.throughAlias(this.base, name, pointer) : undefined;
+    if (aliased) return aliased;
     const dot = name.indexOf('.');
     if (dot > 0) {
       const prefix = name.slice(0, dot);
@@ -145,6 +141,28 @@ export class Scope {
       }
     }
     return fail(pointer, `unknown field '${name.length > 64 ? `${name.slice(0, 64)}…` : name}'`);
+  }
+
+  /** An alias of the table (DESIGN §6 names a record's fields), or a JSON path into an untyped one. */
+  private throughAlias(source: Source & { kind: 'table' }, name: string, pointer: string): Operand | undefined {
+    const aliases = source.table.aliases;
+    if (!aliases) return undefined;
+    const own = (key: string): Alias | undefined => (Object.hasOwn(aliases, key) ? aliases[key] : undefined);
+    const exact = own(name);
+    if (exact !== undefined) return typeof exact === 'string' ? this.inSource(source, exact, pointer) : this.typedPath(source, exact);
+    const dot = name.indexOf('.');
+    const head = dot > 0 ? own(name.slice(0, dot)) : undefined;
+    // Only an untyped alias stands for a document to reach into; a typed one is a scalar.
+    return typeof head === 'string' ? this.inSource(source, `${head}.${name.slice(dot + 1)}`, pointer) : undefined;
+  }
+
+  /** A typed alias: the JSON value at its path, compared, sorted and projected as its type. */
+  private typedPath(source: Source & { kind: 'table' }, alias: Exclude<Alias, string>): Operand {
+    const [head, ...path] = aliasPath(alias).split('.');
+    const col = column(source.alias, source.table.fields[head!]!.column);
+    const { dialect } = this.ctx;
+    const expr = alias.type === 'integer' ? dialect.jsonNumber(col, path) : alias.type === 'boolean' ? dialect.jsonBoolean(col, path) : dialect.jsonText(col, path);
+    return { sql: expr, type: alias.type, nullable: true, jsonPath: false, sortable: true, ops: OPERATORS_BY_TYPE[alias.type], output: expr, outputType: alias.type };
   }
 
   /** A field of one source, a JSON path into one of its json fields, or a CTE column. */

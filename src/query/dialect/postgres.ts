@@ -69,6 +69,10 @@ export const postgres: SqlDialect = {
     return sql`(CASE WHEN jsonb_typeof(jsonb_extract_path(${doc}, ${pathArgs(path)})) = 'number' THEN CAST(jsonb_extract_path_text(${doc}, ${pathArgs(path)}) AS double precision) END)`;
   },
 
+  jsonBoolean(doc, path) {
+    return sql`(CASE WHEN jsonb_typeof(jsonb_extract_path(${doc}, ${pathArgs(path)})) = 'boolean' THEN CAST(jsonb_extract_path_text(${doc}, ${pathArgs(path)}) AS boolean) END)`;
+  },
+
   jsonValue(doc, path) {
     return path.length === 0 ? doc : sql`jsonb_extract_path(${doc}, ${pathArgs(path)})`;
   },

@@ -57,6 +57,10 @@ export const sqlite: SqlDialect = {
     return sql`(CASE WHEN json_type(${doc}, ${p}) IN ('integer', 'real') THEN json_extract(${doc}, ${p}) END)`;
   },
 
+  jsonBoolean(doc, path) {
+    return sql`(CASE json_type(${doc}, ${sqlitePath(path)}) WHEN 'true' THEN 1 WHEN 'false' THEN 0 END)`;
+  },
+
   jsonValue(doc, path) {
     return path.length === 0 ? doc : sql`(${doc} -> ${sqlitePath(path)})`;
   },

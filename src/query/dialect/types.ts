@@ -23,6 +23,8 @@ export interface SqlDialect {
   jsonText(doc: SQL, path: readonly string[]): SQL;
   /** The value at `path` as a number when it is a JSON number, else NULL. */
   jsonNumber(doc: SQL, path: readonly string[]): SQL;
+  /** The value at `path` as a boolean (what `bind('boolean', …)` compares with) when it is a JSON boolean, else NULL. */
+  jsonBoolean(doc: SQL, path: readonly string[]): SQL;
   /** A number or a text as a JSON value (what a `json` column decodes). */
   toJson(value: SQL, from: 'number' | 'string'): SQL;
   /** The JSON sub-document at `path` (jsonb / JSON text). */
