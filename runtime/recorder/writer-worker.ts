@@ -1,36 +1,45 @@
 // The invocation writer's thread: its own connection to the database, so the serving thread never
-// blocks on inserts (bun:sqlite is synchronous). Messages: {id, batch} in (batch.ts), {id, written, error?} out.
-import { openDatabase, type Database } from '../../src/db/index.ts';
+// blocks on inserts (bun:sqlite is synchronous) nor spends its time building them. Messages:
+// {id, batch} in (batch.ts), {id, written, error?} out.
+import type { DatabaseLocation } from '../../src/db/index.ts';
 import { decodeBatch, type RecordBatch } from './batch.ts';
-import { writeInvocations } from './write.ts';
 import { SqliteInvocationStore } from './sqlite-store.ts';
+import type { WriteResult } from './write.ts';
 
 declare const self: Worker;
 
-let db: Database | null = null;
-let sqlite: SqliteInvocationStore | null = null;
+interface Store {
+  write(records: ReturnType<typeof decodeBatch>): WriteResult | Promise<WriteResult>;
+  close(): void | Promise<void>;
+}
 
-self.onmessage = async (event: MessageEvent<{ id: number; location?: { url: string; schema?: string }; batch?: RecordBatch; close?: true }>) => {
+let store: Store | null = null;
+
+/** The serving process has migrated the database already: the writer only connects. */
+async function openStore(location: DatabaseLocation): Promise<Store> {
+  if (location.url.startsWith('sqlite:')) return new SqliteInvocationStore(location.url.slice('sqlite:'.length));
+  const { PostgresInvocationStore } = await import('./pg-store.ts');
+  return new PostgresInvocationStore(location);
+}
+
+self.onmessage = async (event: MessageEvent<{ id: number; location?: DatabaseLocation; batch?: RecordBatch; close?: true }>) => {
   const { id } = event.data;
   try {
     const location = event.data.location;
     if (location) {
-      // The serving process has migrated the database already.
-      if (location.url.startsWith('sqlite:')) sqlite = new SqliteInvocationStore(location.url.slice('sqlite:'.length));
-      else db = await openDatabase(location.url, location.schema ? { schema: location.schema, max: 2 } : { max: 2 });
+      store = await openStore(location);
       self.postMessage({ id, written: 0 });
       return;
     }
     if (event.data.close) {
-      sqlite?.close();
-      await db?.close();
-      db = sqlite = null;
+      await store?.close();
+      store = null;
       self.postMessage({ id, written: 0 });
       return;
     }
-    if (!sqlite && !db) throw new Error('writer not opened');
+    if (!store) throw new Error('writer not opened');
     const records = event.data.batch ? decodeBatch(event.data.batch) : [];
-    const result = sqlite ? sqlite.write(records) : await writeInvocations(db!, records);
+    const result = await store.write(records);
     // The bytes go back either way: unwritten records are retried, a written batch's buffer is reused.
     giveBack(id, event.data.batch, result);
   } catch (error) {
