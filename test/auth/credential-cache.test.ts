@@ -1,0 +1,117 @@
+// The credential cache under load: callers missing together share one lookup, a credential in
+// steady use is reloaded before it lapses (no request ever waits for the database for it), and a
+// revocation is still honoured within the cache's lifetime.
+import { describe, expect, test } from 'bun:test';
+import { CREDENTIAL_CACHE_MS, CredentialResolver } from '../../src/auth/credentials.ts';
+import { generateApiKey, hashApiKey } from '../../src/auth/api-keys.ts';
+import type { Principal } from '../../src/auth/roles.ts';
+import { TtlCache } from '../../src/lib/ttl-cache.ts';
+
+/** A store answering one key after `delayMs`, counting what it is asked. */
+function countingStore(key: string, delayMs = 20) {
+  const principal: Principal = {
+    id: crypto.randomUUID(), kind: 'USER', name: 'Ann', email: 'ann@example.com', roles: ['ENDPOINT_INVOKE'], platformAccess: true,
+    active: true, workspaceIds: [], groupIds: [], createdAt: new Date(),
+  };
+  const row = { id: crypto.randomUUID(), principalId: principal.id, keyHash: hashApiKey(key), expiresAt: null as Date | null, revokedAt: null as Date | null };
+  const asked = { keys: 0, principals: 0 };
+  const store = {
+    async keyByHash(digest: string) {
+      asked.keys++;
+      // Read at once, answered later: what a query in flight sees.
+      const read = digest === row.keyHash ? { ...row } : null;
+      await Bun.sleep(delayMs);
+      return read;
+    },
+    async get(id: string) {
+      asked.principals++;
+      await Bun.sleep(delayMs);
+      return id === principal.id ? principal : null;
+    },
+    async touchKeys() {},
+  };
+  return { store: store as unknown as ConstructorParameters<typeof CredentialResolver>[0], row, principal, asked };
+}
+
+const jwt = {} as ConstructorParameters<typeof CredentialResolver>[1];
+
+describe('TtlCache with refresh-ahead', () => {
+  test('the first read in the last stretch before expiry starts one refresh; expiry itself does not move', () => {
+    const refreshed: string[] = [];
+    const cache = new TtlCache<string, number>(2000, 10, { aheadMs: 500, refresh: (k) => refreshed.push(k) });
+    cache.set('a', 1, 0);
+    expect(cache.get('a', 1000)).toBe(1);
+    expect(refreshed).toEqual([]);
+    expect(cache.get('a', 1600)).toBe(1);
+    expect(cache.get('a', 1700)).toBe(1);
+    expect(refreshed).toEqual(['a']);
+    // Not renewed in time: the entry lapses at its own expiry.
+    expect(cache.get('a', 2000)).toBeUndefined();
+    // A new answer starts a new lifetime, with its own refresh.
+    cache.set('a', 2, 2100);
+    expect(cache.get('a', 3700)).toBe(2);
+    expect(refreshed).toEqual(['a', 'a']);
+  });
+});
+
+describe('CredentialResolver', () => {
+  test('callers missing the same key together share one lookup', async () => {
+    const key = generateApiKey();
+    const { store, principal, asked } = countingStore(key);
+    const resolver = new CredentialResolver(store, jwt);
+    try {
+      const answers = await Promise.all(Array.from({ length: 64 }, () => resolver.authenticate(key)));
+      expect(answers.every((p) => p.id === principal.id)).toBe(true);
+      expect(asked).toEqual({ keys: 1, principals: 1 });
+    } finally {
+      await resolver.close();
+    }
+  });
+
+  test('a key in steady use never lapses, and a revocation still lands within the cache lifetime', async () => {
+    const key = generateApiKey();
+    const { store, row, asked } = countingStore(key, 5);
+    const resolver = new CredentialResolver(store, jwt);
+    try {
+      await resolver.authenticate(key);
+      // Used every 50 ms for three cache lifetimes: always answered from the cache, without a wait.
+      const until = Date.now() + 3 * CREDENTIAL_CACHE_MS;
+      let misses = 0;
+      while (Date.now() < until) {
+        if (resolver.cachedApiKey(key) === undefined) misses++;
+        await Bun.sleep(50);
+      }
+      expect(misses).toBe(0);
+      // Reloaded in the background about once per lifetime, not once per request.
+      expect(asked.keys).toBeGreaterThanOrEqual(3);
+      expect(asked.keys).toBeLessThanOrEqual(5);
+
+      row.revokedAt = new Date();
+      const revoked = Date.now();
+      while (resolver.cachedApiKey(key) !== undefined && Date.now() - revoked < 3 * CREDENTIAL_CACHE_MS) await Bun.sleep(50);
+      expect(resolver.cachedApiKey(key)).toBeUndefined();
+      expect(Date.now() - revoked).toBeLessThanOrEqual(CREDENTIAL_CACHE_MS + 250);
+      await expect(resolver.authenticate(key)).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await resolver.close();
+    }
+  }, 15_000);
+
+  test('an answer looked up before invalidate() is not cached after it', async () => {
+    const key = generateApiKey();
+    const { store, row, asked } = countingStore(key, 50);
+    const resolver = new CredentialResolver(store, jwt);
+    try {
+      const before = resolver.authenticate(key);
+      await Bun.sleep(10);
+      // The key is revoked and this process says so while the first lookup is still under way.
+      row.revokedAt = new Date();
+      resolver.invalidate();
+      expect((await before).id).toBeDefined(); // answered from what it read
+      await expect(resolver.authenticate(key)).rejects.toMatchObject({ status: 401 });
+      expect(asked.keys).toBe(2);
+    } finally {
+      await resolver.close();
+    }
+  });
+});
