@@ -306,7 +306,8 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     test('changes are audited with who, what and versions', async () => {
       const r = await create(staticDef('/audited'));
       await p.json('POST', `/api/v1/endpoints/${r.body.id}/activate`, { key: adminKey });
-      const rows = (await p.db.read((q) => q.select().from(p.db.t.audit))).filter((a) => a.resourceId === r.body.id);
+      // A SELECT without ORDER BY has no order (Postgres returns heap order): in version order.
+      const rows = (await p.db.read((q) => q.select().from(p.db.t.audit))).filter((a) => a.resourceId === r.body.id).sort((a, b) => (a.afterVersion ?? 0) - (b.afterVersion ?? 0));
       expect(rows.map((a) => [a.action, a.beforeVersion, a.afterVersion])).toEqual([['endpoint.create', null, 0], ['endpoint.activate', 0, 1]]);
       expect(rows.every((a) => a.actorId !== null && a.kind === 'change')).toBe(true);
     });
