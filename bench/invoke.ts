@@ -5,15 +5,17 @@
 // to a Worker (the floor of a component path), and this platform (both origins in one
 // process, as `npm start`) for a static-response Endpoint, a lowcode component with popResult, and
 // a guarded POST with a path param (inline guard + lowcode), under COMPONENT_ISOLATION=process
-// (the default) and worker. Every server runs in its own process. Auth: an `sk-` API key of a
-// user holding ENDPOINT_INVOKE, sent to every server alike.
+// (the default) and worker; with `--postgres[=URL]` also on Postgres (process isolation, a
+// database of its own, dropped at the end), the scale-out path. Every server runs in its own
+// process. Auth: an `sk-` API key of a user holding ENDPOINT_INVOKE, sent to every server alike.
 //
-//   node_modules/.bin/bun bench/invoke.ts [--seconds=5] [--connections=64] [--rounds=5] [--isolation=process,worker]
+//   node_modules/.bin/bun bench/invoke.ts [--seconds=5] [--connections=64] [--rounds=5] [--isolation=process,worker] [--postgres[=URL]]
 //
 // Needs `wrk` on PATH (Debian: apt-get install -y wrk).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { median } from './lib/timing.ts';
 import { perSecond, table } from './lib/table.ts';
 import { loadAverage, npmStartEnv, settle, startServer, treeCpuMicros, type ChildServer } from './lib/process.ts';
@@ -111,12 +113,12 @@ interface Platform {
   dataDir: string;
 }
 
-async function startPlatform(isolation: 'process' | 'worker'): Promise<Platform> {
+async function startPlatform(isolation: 'process' | 'worker', databaseUrl?: string): Promise<Platform> {
   const dataDir = mkdtempSync(join(tmpdir(), `bench-invoke-${isolation}-`));
   const env = {
     ...process.env,
     ...npmStartEnv(),
-    DATABASE_URL: `sqlite:${join(dataDir, 'platform.db')}`, // the embedded default is a SQLite file
+    DATABASE_URL: databaseUrl ?? `sqlite:${join(dataDir, 'platform.db')}`, // the embedded default is a SQLite file
     DATA_DIR: dataDir,
     PLATFORM_ADMIN_API_KEY: ADMIN_KEY,
     COMPONENT_ISOLATION: isolation,
@@ -220,6 +222,8 @@ async function main(): Promise<void> {
   const connections = Number(arg('connections', '64'));
   const rounds = Number(arg('rounds', '5'));
   const isolations = arg('isolation', 'process,worker').split(',').filter((i): i is 'process' | 'worker' => i === 'process' || i === 'worker');
+  const postgresFlag = process.argv.find((a) => a === '--postgres' || a.startsWith('--postgres='));
+  const postgresUrl = postgresFlag === undefined ? undefined : postgresFlag.includes('=') ? postgresFlag.slice('--postgres='.length) : 'postgres://postgres@127.0.0.1:5432/test';
   const loadBefore = await loadAverage();
 
   const self = import.meta.path;
@@ -236,6 +240,12 @@ async function main(): Promise<void> {
     for (const isolation of isolations) {
       const p = await startPlatform(isolation);
       platforms.set(isolation, p);
+      servers.push(p.server);
+    }
+    if (postgresUrl) {
+      benchDatabase = await createBenchDatabase(postgresUrl);
+      const p = await startPlatform('process', benchDatabase.url);
+      platforms.set('postgres', p);
       servers.push(p.server);
     }
     // Every server gets the same credential header, so request sizes match.
@@ -321,9 +331,9 @@ async function main(): Promise<void> {
     console.log(`load average before ${loadBefore}, after ${loadAfter}; ${navigator.hardwareConcurrency} cores; Bun ${Bun.version}\n`);
     console.log(table(['server: scenario', 'req/s', '× ceiling req/s', 'p50 ms', 'p99 ms', '× ceiling p99', 'CPU µs/req'], rows));
     console.log('\n"CPU µs/req" is the server process tree (platform: with its executor hosts) per request.');
-    for (const isolation of platforms.keys()) {
-      const invocations = scenarios.filter((s) => s.name.startsWith(`${isolation}:`)).flatMap((s) => samples.get(s.name)!).reduce((n, x) => n + x.requests, 0);
-      console.log(`${isolation}: ${invocations} invocations (warm-ups not counted), each one audit row in the platform's SQLite file by the end of the run.`);
+    for (const label of platforms.keys()) {
+      const invocations = scenarios.filter((s) => s.name.startsWith(`${label}:`)).flatMap((s) => samples.get(s.name)!).reduce((n, x) => n + x.requests, 0);
+      console.log(`${label}: ${invocations} invocations (warm-ups not counted), each one audit row in the platform's ${label === 'postgres' ? 'Postgres database' : 'SQLite file'} by the end of the run.`);
     }
     console.log('');
 
@@ -340,7 +350,26 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     for (const p of platforms.values()) rmSync(p.dataDir, { recursive: true, force: true });
+    await benchDatabase?.drop();
   }
+}
+
+let benchDatabase: { url: string; drop(): Promise<void> } | undefined;
+
+/** A database of its own on the Postgres server at `url` (dropped at the end), so runs never share rows. */
+async function createBenchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bench_invoke_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE "${name}"`);
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return {
+    url: own.toString(),
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
 }
 
 const role = process.argv[2];
