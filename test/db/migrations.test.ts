@@ -84,3 +84,23 @@ describe.each(databaseCases())('upgrade to the seq-keyed audit table on $name', 
     if (c.name === 'sqlite') expect(upgraded[0]!.seq).toBeLessThan(upgraded[1]!.seq);
   });
 });
+
+describe.each(databaseCases().filter((c) => c.name === 'postgres'))('processes starting together on an empty $name database', (c) => {
+  afterAll(() => dropPostgresSchema(c.postgresSchema));
+
+  test('all of them start: migrations are applied once, in turn, not raced', async () => {
+    const { openPostgres } = await import('../../src/db/postgres/open.ts');
+    const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openPostgres(POSTGRES_URL, { schema: c.postgresSchema!, max: 2 })));
+    const failures = opened.flatMap((o) => (o.status === 'rejected' ? [String(o.reason)] : []));
+    expect(failures).toEqual([]);
+    for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+    const sql = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
+    try {
+      const applied = await sql.unsafe(`SELECT count(*)::int AS n FROM "${c.postgresSchema}"."__drizzle_migrations"`);
+      const journal = JSON.parse(readFileSync(join(MIGRATIONS, 'pg', 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+      expect(applied[0]!.n).toBe(journal.entries.length);
+    } finally {
+      await sql.end();
+    }
+  });
+});

@@ -17,6 +17,23 @@ export interface PostgresOptions {
   max?: number;
 }
 
+/**
+ * Applies migrations holding a session advisory lock, on a connection of its own: processes
+ * started together against an empty database (a scale-out roll-out) take turns instead of racing
+ * to create the same tables, which failed the start of all but one of them.
+ */
+async function migrateOnce(url: string, schema: string): Promise<void> {
+  const session = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: { search_path: schema, application_name: 'api-platform-migrate' } });
+  try {
+    await session`SELECT pg_advisory_lock(hashtext(${`api-platform:migrations:${schema}`}))`;
+    if (schema !== 'public') await session.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await migrate(drizzle({ client: session }), { migrationsFolder: MIGRATIONS, migrationsSchema: schema });
+  } finally {
+    // Ending the session releases the lock.
+    await session.end({ timeout: 5 });
+  }
+}
+
 /** Opens a pool, applies migrations, and returns the Database. */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
   const schema = options.schema ?? 'public';
@@ -31,9 +48,13 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     connection: { search_path: schema, application_name: 'api-platform' },
   });
-  if (schema !== 'public') await client.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   const orm = drizzle({ client, schema: pgTables });
-  await migrate(orm, { migrationsFolder: MIGRATIONS, migrationsSchema: schema });
+  try {
+    await migrateOnce(url, schema);
+  } catch (error) {
+    await client.end({ timeout: 1 });
+    throw error;
+  }
 
   // The one place the dialects meet: the Postgres builder over identically named tables is
   // handed out under the SQLite builder's type (see Orm in ../database.ts).
