@@ -112,8 +112,10 @@ export class CredentialResolver {
     return this.load(this.keys, this.lastKeys, key, `key:${key}`, async () => {
       const digest = hashApiKey(key);
       const row = await this.store.keyByHash(digest);
+      // The key's principal is read now, not from the principal cache: an answer taken from there
+      // could be 2 s old already, and disabling would then land only after both lifetimes.
       return row && row.revokedAt === null && digestsEqual(row.keyHash, digest)
-        ? { keyId: row.id, principal: await this.principal(row.principalId), expiresAt: row.expiresAt?.getTime() ?? null }
+        ? { keyId: row.id, principal: await this.loadPrincipal(row.principalId), expiresAt: row.expiresAt?.getTime() ?? null }
         : null;
     });
   }

@@ -25,8 +25,9 @@ function countingStore(key: string, delayMs = 20) {
     },
     async get(id: string) {
       asked.principals++;
+      const read = id === principal.id ? { ...principal } : null;
       await Bun.sleep(delayMs);
-      return id === principal.id ? principal : null;
+      return read;
     },
     async touchKeys() {},
   };
@@ -92,6 +93,33 @@ describe('CredentialResolver', () => {
       expect(resolver.cachedApiKey(key)).toBeUndefined();
       expect(Date.now() - revoked).toBeLessThanOrEqual(CREDENTIAL_CACHE_MS + 250);
       await expect(resolver.authenticate(key)).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await resolver.close();
+    }
+  }, 15_000);
+
+  test('a principal disabled while its key is in steady use is refused within one cache lifetime', async () => {
+    const key = generateApiKey();
+    const { store, principal } = countingStore(key, 5);
+    const resolver = new CredentialResolver(store, jwt);
+    try {
+      await resolver.authenticate(key);
+      const started = Date.now();
+      // Disabled before the key's first reload: that reload must read the principal as it is
+      // then, not the cached copy from the key's first lookup.
+      let disabledAt = 0;
+      let refusedAt = 0;
+      while (Date.now() - started < 3 * CREDENTIAL_CACHE_MS && refusedAt === 0) {
+        if (disabledAt === 0 && Date.now() - started >= CREDENTIAL_CACHE_MS / 2) {
+          principal.active = false;
+          disabledAt = Date.now();
+        }
+        if (disabledAt !== 0 && resolver.cachedApiKey(key) === undefined) refusedAt = Date.now();
+        else resolver.cachedApiKey(key);
+        await Bun.sleep(25);
+      }
+      expect(refusedAt).toBeGreaterThan(0);
+      expect(refusedAt - disabledAt).toBeLessThanOrEqual(CREDENTIAL_CACHE_MS / 2 + 500);
     } finally {
       await resolver.close();
     }
