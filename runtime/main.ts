@@ -11,6 +11,7 @@ import { jwtSecret } from '../src/bootstrap.ts';
 import { createExecutor } from './executor/index.ts';
 import { createRuntime } from './create.ts';
 import { serveRuntime } from './serve.ts';
+import { scaleOutWarnings } from '../src/scale-out.ts';
 
 try {
   const declared = loadConfig();
@@ -19,6 +20,8 @@ try {
   // Bound first: with RUNTIME_PORT=0 the derived origin names the port really bound.
   const edge = listen(declared.RUNTIME_PORT);
   const config = withBoundPorts(declared, process.env, { runtime: edge.port });
+  for (const warning of scaleOutWarnings('runtime', config, process.env)) log.warn(warning);
+  log.info(`api.platform calls go to the control plane at ${config.BASE_URL}`);
   const db = await openDatabase(config.DATABASE_URL);
   const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const credentials = new CredentialResolver(new PrincipalStore(db), jwt);

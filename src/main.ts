@@ -5,6 +5,7 @@ import { createLogger } from './lib/log.ts';
 import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
+import { scaleOutWarnings } from './scale-out.ts';
 import { createExecutor } from '../runtime/executor/index.ts';
 
 try {
@@ -14,6 +15,7 @@ try {
   // Bound first: with PORT=0 the derived origin names the port really bound.
   const control = listen(declared.PORT);
   const config = withBoundPorts(declared, process.env, { control: control.port });
+  for (const warning of scaleOutWarnings('control-plane', config, process.env)) log.warn(warning);
   // The control plane's own executor only verifies node deployments; invocations run in runtimes.
   const executor = await createExecutor(executorOptions(config, (line) => log.info(line), 1));
   const platform = await createPlatform(config, log, { executor });

@@ -1,0 +1,28 @@
+// A process started alone (scale-out) says at start which settings it is missing for that.
+import { expect, test } from 'bun:test';
+import { loadConfig } from '../src/config.ts';
+import { scaleOutWarnings } from '../src/scale-out.ts';
+
+test('started alone without the origins and a shared JWT secret, each process says what it will do instead', () => {
+  const env = { DATA_DIR: '/srv/platform' };
+  const config = loadConfig(env);
+  const control = scaleOutWarnings('control-plane', config, env);
+  expect(control).toHaveLength(2);
+  expect(control[0]).toContain('ENDPOINT_RUNTIME_URL is not set: generated OpenAPI documents name http://127.0.0.1:8081');
+  expect(control[1]).toContain('JWT_SECRET is not set');
+  expect(control[1]).toContain('/srv/platform');
+  const runtime = scaleOutWarnings('runtime', config, env);
+  expect(runtime).toHaveLength(2);
+  expect(runtime[0]).toContain('BASE_URL is not set: api.platform calls from components go to http://127.0.0.1:8080');
+  expect(runtime[1]).toContain('JWT_SECRET is not set');
+});
+
+test('with the origins and a shared secret there is nothing to say; external JWT keys do not replace the secret', () => {
+  const env = { BASE_URL: 'https://api.example.com', ENDPOINT_RUNTIME_URL: 'https://run.example.com', JWT_SECRET: 'x'.repeat(40) };
+  const config = loadConfig(env);
+  expect(scaleOutWarnings('control-plane', config, env)).toEqual([]);
+  expect(scaleOutWarnings('runtime', config, env)).toEqual([]);
+  // Platform tokens are signed with the secret whatever keys verify other issuers' tokens.
+  const jwks = { BASE_URL: 'https://api.example.com', JWT_JWKS_URL: 'https://idp.example.com/jwks.json' };
+  expect(scaleOutWarnings('runtime', loadConfig(jwks), jwks)).toEqual([expect.stringContaining('JWT_SECRET is not set')]);
+});
