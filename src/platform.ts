@@ -137,6 +137,9 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
           database,
           index: { loaded: version !== null, version },
           executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
+          // Where changes are announced to runtimes; while Redis is down they find them by polling
+          // (DESIGN §9), so this informs and does not decide readiness.
+          ...(redis ? { redis: { connected: redis.status === 'ready' } } : {}),
         },
       };
     },

@@ -274,12 +274,19 @@ describe.skipIf(missing !== '')('Redis mode', () => {
 
         const endpoint = await activate('redis-down');
         expect(await servedWithin(endpoint)).toEqual({ status: 200, body: endpoint.body });
+        // The control plane says so too, and stays ready: its changes reach runtimes by polling.
+        const controlReady = () => cp.json<{ checks: { redis?: { connected: boolean } } }>('GET', '/readyz', { key: null });
+        const degraded = await until(within, controlReady, (r) => r.body.checks.redis?.connected === false);
+        expect(degraded.status).toBe(200);
+        expect(degraded.body.checks.redis).toEqual({ connected: false });
       } finally {
         if (!redis.running) await redis.start();
       }
       expect(await until(within, subscribers, (count) => count === 1)).toBe(1);
       const back = await until(within, rt.readyz, (r) => r.body.checks.index.stale === false);
       expect(back.body.checks.index).toMatchObject({ stale: false, sync: { redisConnected: true } });
+      const controlBack = await until(within, () => cp.json<{ checks: { redis?: { connected: boolean } } }>('GET', '/readyz', { key: null }), (r) => r.body.checks.redis?.connected === true);
+      expect(controlBack.body.checks.redis).toEqual({ connected: true });
     }, PHASE_TIMEOUT_MS);
 
     test('with the database unreachable it keeps its last good index, and /readyz says so promptly', async () => {
