@@ -143,7 +143,7 @@ export class Scope {
     return fail(pointer, `unknown field '${name.length > 64 ? `${name.slice(0, 64)}…` : name}'`);
   }
 
-  /** An alias of the table (DESIGN §6 names a record's fields), or a JSON path into an untyped one. */
+  /** An alias of the table (a field the record carries inside a JSON column), or a JSON path into an untyped one. */
   private throughAlias(source: Source & { kind: 'table' }, name: string, pointer: string): Operand | undefined {
     const aliases = source.table.aliases;
     if (!aliases) return undefined;
