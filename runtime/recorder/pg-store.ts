@@ -4,7 +4,8 @@
 // parameter per value, 16 per row) Postgres spent ~50 µs of CPU per row and took 8–10k rows a
 // second; with one array per column ~9 µs and ~57k rows a second (bench/invocation-writer.ts).
 // Same rows and statistics as write.ts.
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { postgresClient } from '../../src/db/postgres/client.ts';
 import type { DatabaseLocation } from '../../src/db/index.ts';
 import { LATENCY_BOUNDS_MS } from '../../src/endpoints/statistics.ts';
 import type { InvocationRecord } from './types.ts';
@@ -16,13 +17,7 @@ export class PostgresInvocationStore {
   private readonly sql: postgres.Sql;
 
   constructor(location: DatabaseLocation) {
-    this.sql = postgres(location.url, {
-      max: 1,
-      onnotice: () => {},
-      connect_timeout: 5,
-      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-      connection: { search_path: location.schema ?? 'public', application_name: 'api-platform-invocations' },
-    });
+    this.sql = postgresClient(location.url, { schema: location.schema ?? 'public', max: 1, name: 'api-platform-invocations' });
   }
 
   /** Stores records chunk by chunk; a failure stops there and reports what is stored so far. */

@@ -1,5 +1,5 @@
 // Postgres (postgres.js) behind the Database interface, for scale-out deployments.
-import postgres from 'postgres';
+import { postgresClient } from './client.ts';
 import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
@@ -23,7 +23,7 @@ export interface PostgresOptions {
  * to create the same tables, which failed the start of all but one of them.
  */
 async function migrateOnce(url: string, schema: string): Promise<void> {
-  const session = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: { search_path: schema, application_name: 'api-platform-migrate' } });
+  const session = postgresClient(url, { schema, max: 1, name: 'api-platform-migrate' });
   try {
     await session`SELECT pg_advisory_lock(hashtext(${`api-platform:migrations:${schema}`}))`;
     if (schema !== 'public') await session.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -38,16 +38,7 @@ async function migrateOnce(url: string, schema: string): Promise<void> {
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Database> {
   const schema = options.schema ?? 'public';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-  const client = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    // Fail fast and come back fast: by default postgres.js waits up to 30 s for a connection and
-    // backs off reconnects up to 20 s, and queued queries wait it out, so an outage would stall
-    // every caller (readiness included) and its end would go unnoticed for seconds.
-    connect_timeout: 5,
-    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-    connection: { search_path: schema, application_name: 'api-platform' },
-  });
+  const client = postgresClient(url, { schema, max: options.max ?? 10, name: 'api-platform' });
   const orm = drizzle({ client, schema: pgTables });
   try {
     await migrateOnce(url, schema);
