@@ -156,6 +156,18 @@ describe('optimistic locking', () => {
     expect(stale.body).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 1 });
   });
 
+  test('If-Match with the bare version (unquoted) is read as its entity tag; a weak tag never matches', async () => {
+    const a = await newAgent();
+    expect((await patch(a.id, { name: 'x' }, keys.owner, { 'if-match': '0' })).status).toBe(200);
+    const stale = await patch(a.id, { name: 'y' }, keys.owner, { 'if-match': '0' });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 1 });
+    expect((await patch(a.id, { name: 'z' }, keys.owner, { 'if-match': 'W/"1"' })).status).toBe(412);
+    expect((await patch(a.id, { name: 'z' }, keys.owner, { 'if-match': '"7", 1' })).status).toBe(200);
+    const stored = await p.json<{ version: number; name: string }>('GET', `/api/v1/agents/${a.id}`, { key: keys.owner });
+    expect(stored.body).toMatchObject({ version: 2, name: 'z' });
+  });
+
   test('20 parallel PATCHes with one version: exactly one 200, the rest 409, final version +1', async () => {
     const a = await newAgent();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => patch(a.id, { name: `n${i}`, version: 0 })));
