@@ -44,7 +44,7 @@ export function compile<S extends TSchema>(schema: S): Validator<Static<S>> {
     violations(value, prefix = '') {
       const out: Violation[] = [];
       explain(filterUnitCounts(compiled.Errors(value)), prefix, out, new Set());
-      return out;
+      return capped(out, prefix);
     },
   };
 }
@@ -80,7 +80,19 @@ function* filterUnitCounts(errors: Iterable<ValueError>): Iterable<ValueError> {
   for (const error of errors) if (!unitCountOnly(error)) yield error;
 }
 
-const MAX_VIOLATIONS = 100;
+/** Violations listed in one answer; a value with more gets the first ones and a note saying so. */
+export const MAX_VIOLATIONS = 100;
+
+/**
+ * At most MAX_VIOLATIONS; when `explain` found more (it stops at one past the limit), a last entry
+ * at the value's root says the list was cut, so a client never takes a partial list for all.
+ */
+function capped(out: Violation[], prefix: string): Violation[] {
+  if (out.length <= MAX_VIOLATIONS) return out;
+  out.length = MAX_VIOLATIONS;
+  out.push({ pointer: prefix, message: `More violations were found; only the first ${MAX_VIOLATIONS} are listed` });
+  return out;
+}
 
 /**
  * Lower-cases, in place, every string a schema declares with `format: 'uuid'`: UUIDs are
@@ -122,7 +134,7 @@ export function normalizeUuids(schema: TSchema, value: unknown): unknown {
  */
 function explain(errors: Iterable<ValueError>, prefix: string, out: Violation[], seen: Set<string>): void {
   for (const error of errors) {
-    if (out.length >= MAX_VIOLATIONS) return;
+    if (out.length > MAX_VIOLATIONS) return;
     const pointer = prefix + error.path;
     if (error.type === ValueErrorType.Union && !Array.isArray((error.schema as { enum?: unknown }).enum)) {
       const branches = (error.schema as TUnion).anyOf ?? [];

@@ -126,6 +126,21 @@ describe('bad input changes nothing', () => {
     expect(await stored(a.id)).toBe(before);
   });
 
+  test('more than 100 violations: the first 100 are listed, then a note at the root that more were left out', async () => {
+    const a = await newAgent();
+    const plugin = { id: '', name: '', componentId: '', timeoutMs: 1, resultMaxBytes: 1 };
+    const many = await patch(a.id, { config: { plugins: Array.from({ length: 30 }, () => plugin) } });
+    expect(many.status).toBe(422);
+    const errors = (many.body as { errors: { pointer: string; message: string }[] }).errors;
+    expect(errors).toHaveLength(101);
+    expect(errors[0]!.pointer).toStartWith('/config/plugins/0/');
+    expect(errors[100]).toEqual({ pointer: '', message: 'More violations were found; only the first 100 are listed' });
+    // Exactly the limit: no note.
+    const few = await patch(a.id, { nope: 1, ...Object.fromEntries(Array.from({ length: 99 }, (_, i) => [`x${i}`, 1])) });
+    expect((few.body as { errors: unknown[] }).errors).toHaveLength(100);
+    expect((few.body as { errors: { message: string }[] }).errors.every((e) => e.message === 'Unknown property')).toBe(true);
+  });
+
   test('malformed JSON → 400, not JSON → 415, no body → 400; nothing changes', async () => {
     const a = await newAgent();
     const before = await stored(a.id);
