@@ -1,5 +1,6 @@
 // Starts the endpoint runtime alone (scale-out); `npm start` runs both origins via src/start.ts.
-import { executorOptions, loadConfig, withBoundPorts, ConfigError } from '../src/config.ts';
+import { executorOptions, loadConfig, withBoundPorts } from '../src/config.ts';
+import { failStart } from '../src/lib/start-failure.ts';
 import { listen } from '../src/http/listener.ts';
 import { createLogger } from '../src/lib/log.ts';
 import { installProcessGuards } from '../src/lib/process-guards.ts';
@@ -8,11 +9,13 @@ import { PrincipalStore } from '../src/auth/principals.ts';
 import { CredentialResolver } from '../src/auth/credentials.ts';
 import { createJwtService } from '../src/auth/jwt.ts';
 import { jwtSecret } from '../src/bootstrap.ts';
-import { createExecutor } from './executor/index.ts';
+import { createExecutor, type Executor } from './executor/index.ts';
 import { createRuntime } from './create.ts';
 import { serveRuntime } from './serve.ts';
 import { scaleOutWarnings } from '../src/scale-out.ts';
 
+/** Undone if the start fails after it (hosts stopped, their private copy of Bun removed). */
+let startedExecutor: Executor | undefined;
 try {
   const declared = loadConfig();
   const log = createLogger(declared.LOG_LEVEL, 'runtime');
@@ -26,6 +29,7 @@ try {
   const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const credentials = new CredentialResolver(new PrincipalStore(db), jwt);
   const executor = await createExecutor(executorOptions(config, (line) => log.info(line)));
+  startedExecutor = executor;
   const runtime = await createRuntime({ config, db, credentials, jwt, executor, log });
   serveRuntime(edge, runtime, config, log, {
     handleSignals: true,
@@ -36,12 +40,5 @@ try {
     },
   });
 } catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(2);
-  }
-  // A start that failed (a port in use, a database that refuses) must not leave a process that
-  // serves nothing: the process guards would otherwise keep it alive.
-  process.stderr.write(`start failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exit(1);
+  await failStart(error, startedExecutor && (() => startedExecutor!.close()));
 }

@@ -1,4 +1,5 @@
 // Configuration: read once from the environment, validated with TypeBox (DESIGN §1).
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ExecutorOptions } from '../runtime/executor/index.ts';
 import { compile } from './http/validate.ts';
@@ -76,16 +77,45 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     .filter((m) => m.length > 0);
 
   const violations = validator.violations(raw);
-  if (violations.length > 0) {
-    const lines = violations.map((v) => `${v.pointer.slice(1).split('/')[0]}: ${v.message}`);
-    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
+  const lines = violations.length > 0
+    ? violations.map((v) => `${v.pointer.slice(1).split('/')[0]}: ${v.message}`)
+    : meaningViolations(raw as Env);
+  if (lines.length > 0) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   const env = raw as Env;
   return {
     ...env,
     BASE_URL: stripSlash(env.BASE_URL ?? `http://127.0.0.1:${env.PORT}`),
     ENDPOINT_RUNTIME_URL: stripSlash(env.ENDPOINT_RUNTIME_URL ?? `http://127.0.0.1:${env.RUNTIME_PORT}`),
   };
+}
+
+const HTTP_URL_VARS = ['BASE_URL', 'ENDPOINT_RUNTIME_URL', 'JWT_JWKS_URL'] as const;
+
+/** What a schema cannot say: origins are HTTP(S) URLs, and the public key is one the platform can verify with. */
+function meaningViolations(env: Env): string[] {
+  const out: string[] = [];
+  for (const name of HTTP_URL_VARS) {
+    const value = env[name];
+    if (value !== undefined && !/^https?:$/.test(new URL(value).protocol)) out.push(`${name}: must be an http:// or https:// URL`);
+  }
+  if (env.JWT_PUBLIC_KEY !== undefined) {
+    const problem = publicKeyProblem(env.JWT_PUBLIC_KEY);
+    if (problem) out.push(`JWT_PUBLIC_KEY: ${problem}`);
+  }
+  return out;
+}
+
+/** Why a PEM is no RSA or P-256 public key (what RS256 and ES256 verify with), or null. */
+function publicKeyProblem(pem: string): string | null {
+  let key: KeyObject;
+  try {
+    key = createPublicKey(pem);
+  } catch {
+    return 'not a PEM-encoded public key (-----BEGIN PUBLIC KEY----- …)';
+  }
+  if (key.asymmetricKeyType === 'rsa') return null;
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return null;
+  return `unsupported key type ${key.asymmetricKeyType}${key.asymmetricKeyDetails?.namedCurve ? ` (${key.asymmetricKeyDetails.namedCurve})` : ''}; use RSA (RS256) or P-256 (ES256)`;
 }
 
 /** Recomputes the derived origins once the real ports are known (PORT=0 binds any free port). */

@@ -1,15 +1,18 @@
 // `npm start`: both origins in one process on the embedded default (DESIGN §1). The runtime is
 // told of index changes in-process, and api.platform calls reach the control plane in-process.
-import { executorOptions, loadConfig, withBoundPorts, ConfigError } from './config.ts';
+import { executorOptions, loadConfig, withBoundPorts } from './config.ts';
+import { failStart } from './lib/start-failure.ts';
 import { listen } from './http/listener.ts';
 import { createLogger } from './lib/log.ts';
 import { installProcessGuards } from './lib/process-guards.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
-import { createExecutor } from '../runtime/executor/index.ts';
+import { createExecutor, type Executor } from '../runtime/executor/index.ts';
 import { createRuntime } from '../runtime/create.ts';
 import { serveRuntime } from '../runtime/serve.ts';
 
+/** Undone if the start fails after it (hosts stopped, their private copy of Bun removed). */
+let startedExecutor: Executor | undefined;
 try {
   const declared = loadConfig();
   const log = createLogger(declared.LOG_LEVEL, 'platform');
@@ -19,6 +22,7 @@ try {
   const edge = listen(declared.RUNTIME_PORT);
   const config = withBoundPorts(declared, process.env, { control: control.port, runtime: edge.port });
   const executor = await createExecutor(executorOptions(config, (line) => log.info(line)));
+  startedExecutor = executor;
   log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
   const platform = await createPlatform(config, log, { executor });
   const runtime = await createRuntime({
@@ -37,12 +41,5 @@ try {
   await serveControlPlane(control, platform, log, () => served?.drain() ?? Promise.resolve());
   served = serveRuntime(edge, runtime, config, log, { handleSignals: false, closeRest: () => executor.close() });
 } catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(2);
-  }
-  // A start that failed (a port in use, a database that refuses) must not leave a process that
-  // serves nothing: the process guards would otherwise keep it alive.
-  process.stderr.write(`start failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exit(1);
+  await failStart(error, startedExecutor && (() => startedExecutor!.close()));
 }

@@ -154,6 +154,10 @@ describe('configuration', () => {
     ['ENDPOINT_RUNTIME_URL', 'not a url'],
     ['EXECUTOR_MAX_HOSTS', '0'],
     ['EXECUTOR_HOSTS_PER_WORKSPACE', 'two'],
+    ['BASE_URL', 'ftp://files.example.com'],
+    ['ENDPOINT_RUNTIME_URL', 'ftp://x'],
+    ['JWT_JWKS_URL', 'file:///etc/jwks.json'],
+    ['JWT_PUBLIC_KEY', 'garbage'],
   ])('a bad %s stops the start with a message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -170,6 +174,16 @@ describe('configuration', () => {
     const set = loadConfig({ EXECUTOR_HOSTS: '3', EXECUTOR_MAX_HOSTS: '40', EXECUTOR_HOSTS_PER_WORKSPACE: '4' });
     expect(executorOptions(set, log)).toMatchObject({ hosts: 3, maxHosts: 40, hostsPerTenant: 4 });
     expect(executorOptions(set, log, 1)).toMatchObject({ hosts: 1, maxHosts: 40 });
+  });
+
+  test('JWT_PUBLIC_KEY must be an RSA or P-256 public key in PEM', () => {
+    const { generateKeyPairSync } = require('node:crypto') as typeof import('node:crypto');
+    const pem = (key: import('node:crypto').KeyObject) => key.export({ type: 'spki', format: 'pem' }).toString();
+    expect(() => loadConfig({ JWT_PUBLIC_KEY: 'garbage' })).toThrow('JWT_PUBLIC_KEY: not a PEM-encoded public key');
+    expect(() => loadConfig({ JWT_PUBLIC_KEY: pem(generateKeyPairSync('ed25519').publicKey) })).toThrow('JWT_PUBLIC_KEY: unsupported key type ed25519');
+    expect(() => loadConfig({ JWT_PUBLIC_KEY: pem(generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).publicKey) })).toThrow('unsupported key type ec (secp384r1)');
+    expect(loadConfig({ JWT_PUBLIC_KEY: pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey) }).JWT_PUBLIC_KEY).toContain('BEGIN PUBLIC KEY');
+    expect(loadConfig({ JWT_PUBLIC_KEY: pem(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey) }).JWT_PUBLIC_KEY).toContain('BEGIN PUBLIC KEY');
   });
 
   test('a bad enumerated value names every allowed one', () => {

@@ -1,7 +1,7 @@
 // A process that cannot start (here: its port is taken) exits non-zero with the reason, instead
 // of staying alive and serving nothing.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,4 +32,35 @@ test.each([
   clearTimeout(timer);
   expect(code).toBe(1);
   expect(await new Response(child.stderr).text()).toContain('start failed');
+}, 30_000);
+
+test.each([
+  ['the control plane (src/main.ts)', 'src/main.ts'],
+  ['both origins (src/start.ts)', 'src/start.ts'],
+])('%s that fails after its executor started stops the hosts and removes their private copy of Bun', async (_name, entry) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'start-failure-'));
+  // Where the executor would put a private copy of Bun and its own sources: it makes one when the
+  // checkout lies below a world-writable directory the hosts get a private /tmp over (a clone
+  // under /tmp, as CI's), or when the hosts' user cannot read it.
+  const tmp = mkdtempSync(join(tmpdir(), 'start-failure-tmp-'));
+  const env = {
+    PATH: process.env.PATH ?? '',
+    TMPDIR: tmp,
+    DATA_DIR: dataDir,
+    DATABASE_URL: 'sqlite:/proc/no-such-directory/platform.db', // opened after the executor starts: fails
+    PORT: '0',
+    RUNTIME_PORT: '0',
+    COMPONENT_ISOLATION: 'process',
+    EXECUTOR_HOSTS: '1',
+    LOG_LEVEL: 'info',
+  };
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', entry)], { env, stdout: 'pipe', stderr: 'pipe' });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const code = await child.exited;
+  clearTimeout(timer);
+  const output = (await new Response(child.stdout).text()) + (await new Response(child.stderr).text());
+  expect(code).toBe(1);
+  expect(output).toContain('executor: isolation=process');
+  expect(output).toContain('start failed');
+  expect(readdirSync(tmp).filter((name) => name.startsWith('bun-executor-'))).toEqual([]);
 }, 30_000);

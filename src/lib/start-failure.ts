@@ -1,0 +1,19 @@
+// How an entry point that could not start ends: a configuration error with its message (exit 2);
+// anything else (a port in use, a database that refuses) with the reason (exit 1), after undoing
+// what the start had already set up (executor hosts and their private copy of Bun under /tmp).
+// The process must end either way: the process guards would otherwise keep alive a process that
+// serves nothing.
+import { ConfigError } from '../config.ts';
+
+/** How long undoing a failed start may take before the process exits anyway. */
+const CLEANUP_LIMIT_MS = 5_000;
+
+export async function failStart(error: unknown, undo: (() => Promise<void>) | undefined): Promise<never> {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`start failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  if (undo) await Promise.race([undo().catch(() => {}), Bun.sleep(CLEANUP_LIMIT_MS)]);
+  process.exit(1);
+}
