@@ -40,6 +40,11 @@ export interface TableDef {
   name: string;
   /** Logical field unique per row: tiebreak of sorts so that pages are stable. */
   key: string;
+  /**
+   * Further fields no two rows share among those any route's scope admits (the key always is):
+   * a join matching one of them with `eq` adds at most one row per row.
+   */
+  unique?: readonly string[];
   fields: Readonly<Record<string, FieldDef>>;
   relations?: Readonly<Record<string, Relation>>;
   /**
@@ -55,6 +60,9 @@ export interface TableDef {
 export type Alias = string | { path: string; type: 'string' | 'integer' | 'boolean' };
 
 export const aliasPath = (alias: Alias): string => (typeof alias === 'string' ? alias : alias.path);
+
+/** The fields of a table no two rows share: its key, and what it declares `unique`. */
+export const uniqueFields = (table: TableDef): readonly string[] => [table.key, ...(table.unique ?? [])];
 
 /** Dynamic features an endpoint may enable (DESIGN §6); all off by default. */
 export type Feature = 'distinct' | 'projection' | 'joins' | 'groupBy' | 'cast' | 'cte';
@@ -112,6 +120,7 @@ export function defineTable(def: TableDef): TableDef {
     if (field.jsonPaths && field.type !== 'json') throw new Error(`${def.name}.${name}: jsonPaths needs type json`);
   }
   if (!def.fields[def.key]) throw new Error(`${def.name}: key '${def.key}' is not a field`);
+  for (const name of def.unique ?? []) if (!def.fields[name]) throw new Error(`${def.name}: unique '${name}' is not a field`);
   for (const [name, rel] of Object.entries(def.relations ?? {})) {
     if (!FIELD_NAME.test(name) || def.fields[name]) throw new Error(`${def.name}: bad relation name '${name}'`);
     if (!def.fields[rel.from]) throw new Error(`${def.name}.${name}: from '${rel.from}' is not a field`);

@@ -21,6 +21,8 @@ export interface CompiledCte {
   name: string;
   body: SQL;
   columns: CteColumn[];
+  /** Keys of the columns no two of its rows share (what a join may match one row by). */
+  unique: readonly string[];
 }
 
 export type Source =

@@ -3,11 +3,11 @@
 import { sql } from 'drizzle-orm';
 import type { CteSpec } from '../ast.ts';
 import { type Issues, at, fail } from '../errors.ts';
-import { featureOn } from '../resource.ts';
+import { featureOn, uniqueFields } from '../resource.ts';
 import type { Ctx, Source } from './context.ts';
 import { renderCteBody } from './render.ts';
 import { Scope, tableScope } from './scope.ts';
-import { planSelect } from './select.ts';
+import { planSelect, type Column } from './select.ts';
 
 export function compileCtes(ctx: Ctx, specs: readonly CteSpec[], pointer: string, issues: Issues): void {
   if (!featureOn(ctx.resource, 'cte')) fail(pointer, 'CTEs are not enabled on this endpoint');
@@ -50,11 +50,24 @@ function compileOne(ctx: Ctx, spec: CteSpec, issues: Issues): void {
   const where = restricted && plan.where ? sql`(${restricted}) AND (${plan.where})` : (restricted ?? plan.where);
   const from = source.kind === 'table' ? sql`${sql.identifier(source.table.name)} AS ${sql.identifier(alias)}` : sql`${sql.identifier(source.cte.name)} AS ${sql.identifier(alias)}`;
   const body = renderCteBody(ctx, plan, { from, joins: scope.relationJoins, ...(where ? { where } : {}) }, spec.limit);
+  const columns = plan.columns.filter((c) => !c.hidden);
   ctx.ctes.set(spec.name, {
     name: ctx.cteName(),
     body,
-    columns: plan.columns
-      .filter((c) => !c.hidden)
-      .map((c) => ({ key: c.key, name: c.name, type: c.type, nullable: c.nullable, ...(c.items ? { items: c.items } : {}) })),
+    columns: columns.map((c) => ({ key: c.key, name: c.name, type: c.type, nullable: c.nullable, ...(c.items ? { items: c.items } : {}) })),
+    unique: uniqueColumns(source, spec, columns),
   });
+}
+
+/**
+ * The CTE's columns no two of its rows share: the one field it groups by, when it groups by one;
+ * ungrouped, a plain reference to a field unique in what it reads. Anything else counts as shared.
+ */
+function uniqueColumns(source: Source, spec: CteSpec, columns: readonly Column[]): string[] {
+  if (spec.groupBy !== undefined) {
+    if (spec.groupBy.length !== 1) return [];
+    return columns.filter((c) => c.field === spec.groupBy![0]!.name && !c.aggregate).map((c) => c.key);
+  }
+  const unique = source.kind === 'table' ? uniqueFields(source.table) : source.cte.unique;
+  return columns.filter((c) => c.field !== undefined && !c.aggregate && unique.includes(c.field)).map((c) => c.key);
 }

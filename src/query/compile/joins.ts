@@ -5,7 +5,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { JoinOp, JoinSpec } from '../ast.ts';
 import { at, fail } from '../errors.ts';
-import { featureOn } from '../resource.ts';
+import { featureOn, uniqueFields } from '../resource.ts';
 import type { ValueType } from '../types.ts';
 import type { Source } from './context.ts';
 import { type Scope, tableScope } from './scope.ts';
@@ -24,6 +24,7 @@ export function compileJoins(scope: Scope, joins: readonly JoinSpec[], pointer: 
   const { ctx } = scope;
   if (!featureOn(ctx.resource, 'joins')) fail(pointer, 'joins are not enabled on this endpoint');
   const out: SQL[] = [];
+  let fanOut: JoinSpec | undefined;
   for (const join of joins) {
     const aliasAt = at(join.at, 'alias');
     const base = scope.base;
@@ -40,6 +41,14 @@ export function compileJoins(scope: Scope, joins: readonly JoinSpec[], pointer: 
     if (!join.on.right.startsWith(`${join.alias}.`)) fail(rightAt, `the right side must be a field of '${join.alias}' (${join.alias}.<field>)`);
     const right = scope.resolve(join.on.right, rightAt);
     if (!comparable(left.type, right.type)) fail(at(join.at, 'on'), `cannot compare ${left.type} with ${right.type}`);
+    // A join that may match many rows per row multiplies the rows; two of them multiply products,
+    // which one request could make large enough to hold the database for minutes. One is allowed.
+    if (!matchesOneRow(source, join)) {
+      if (fanOut) {
+        fail(at(join.at, 'on'), `only one join may match several rows per row ('${fanOut.alias}' does); join on a unique field with eq, such as ${join.alias}.${uniqueOf(source)[0] ?? 'id'}`);
+      }
+      fanOut = join;
+    }
 
     let on = sql`${left.sql}${OPS[join.on.op]}${right.sql}`;
     if (source.kind === 'table') {
@@ -51,6 +60,13 @@ export function compileJoins(scope: Scope, joins: readonly JoinSpec[], pointer: 
     out.push(sql`${kind}${target} AS ${sql.identifier(source.alias)} ON ${on}`);
   }
   return out;
+}
+
+const uniqueOf = (source: Source): readonly string[] => (source.kind === 'table' ? uniqueFields(source.table) : source.cte.unique);
+
+/** An `eq` join on a field no two rows of the joined source share adds at most one row per row. */
+function matchesOneRow(source: Source, join: JoinSpec): boolean {
+  return join.on.op === 'eq' && uniqueOf(source).includes(join.on.right.slice(join.alias.length + 1));
 }
 
 function joinSource(scope: Scope, join: JoinSpec): Source {

@@ -27,6 +27,8 @@ export const runsTable = defineTable({
 export const eventsTable = defineTable({
   name: 'events',
   key: 'id',
+  // `seq` is per run, and every route reads one run's events (scope runId = the run).
+  unique: ['seq'],
   fields: {
     id: { column: 'id', type: 'uuid' },
     runId: { column: 'run_id', type: 'uuid' },
