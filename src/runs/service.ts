@@ -11,7 +11,7 @@ import { runList, parseListQueryPartly, type ListResult } from '../query/index.t
 import type { FilterInput } from '../query/run.ts';
 import { runEventsResource } from '../query/resources/run-events.ts';
 import { FINAL_STATES, type RunRecord } from './record.ts';
-import type { RunStore } from './store.ts';
+import type { ParentCheck, RunStore } from './store.ts';
 import { compile } from '../http/validate.ts';
 import { validBody, NO_BODY } from '../http/body.ts';
 import { Type } from '@sinclair/typebox';
@@ -38,6 +38,7 @@ export class RunService {
     const body = rawBody === undefined || rawBody === NO_BODY ? {} : validBody(rawBody, runCreate);
     if (agent.status === 'DISABLED') throw new ProblemError(409, 'AGENT_DISABLED', 'Runs cannot be started on a DISABLED agent');
     let rootRunId: string | null = null;
+    let check: ParentCheck | undefined;
     if (body.parentRunId) {
       // Only under a run the caller may read: a child joins its parent's tree, whose runs its
       // events list may join (an owner of another agent would otherwise read a stranger's run).
@@ -46,6 +47,19 @@ export class RunService {
         throw new ProblemError(422, 'VALIDATION_FAILED', 'No such parent run', { errors: [{ pointer: '/parentRunId', message: 'No visible run with this id' }] });
       }
       rootRunId = parent.rootRunId;
+      const spawner = await this.agents.get(principal, parent.agentId);
+      const maxChildren = maxChildRuns(spawner);
+      check = {
+        parentState(status) {
+          if (FINAL_STATES.has(status) || status === 'cancelling') {
+            throw new ProblemError(409, 'RUN_FINISHED', `The parent run is ${status}: it starts no more child runs`);
+          }
+        },
+        ...(maxChildren !== undefined ? { maxChildren } : {}),
+        childCount(existing, max) {
+          if (existing >= max) throw new ProblemError(409, 'MAX_CHILD_RUNS', `The parent run already has ${existing} child runs, its agent's maxChildRuns`, { extra: { maxChildRuns: max } });
+        },
+      };
     }
     const id = crypto.randomUUID();
     // A PAUSED agent's run is created and stays queued until the agent is ACTIVE (DESIGN §4).
@@ -58,7 +72,7 @@ export class RunService {
       input: body.input ?? null,
       createdBy: principal.id,
       createdAt: new Date(),
-    });
+    }, check);
   }
 
   /** A run the principal may read, with its agent. */
@@ -142,4 +156,13 @@ export class RunService {
     if (isAdmin(principal) || isOwner(principal, agent) || principal.roles.includes('AGENT_ADMIN') || principal.roles.includes('AGENT_USER')) return;
     throw new ProblemError(403, 'FORBIDDEN', 'Starting or cancelling runs needs AGENT_USER, AGENT_ADMIN or ownership');
   }
+}
+
+/**
+ * Child runs a run of this agent may spawn: the lower of its config's and its policy's
+ * `maxChildRuns` (the policy limits what the config asks for); none when neither sets one.
+ */
+function maxChildRuns(agent: AgentRecord): number | undefined {
+  const limits = [agent.config.maxChildRuns, agent.policy.maxChildRuns].filter((n): n is number => typeof n === 'number');
+  return limits.length > 0 ? Math.min(...limits) : undefined;
 }

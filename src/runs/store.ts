@@ -1,11 +1,19 @@
 // Runs and their event log. Each event's `seq` comes from a per-run counter bumped in the same
 // transaction, so concurrent appends to one run get distinct, increasing numbers on both databases.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { NewEvent, RunRecord, RunStatus } from './record.ts';
 import { isUuid } from '../lib/ids.ts';
 
 type RunRow = Database['t']['runs']['$inferSelect'];
+
+/** What a new child run's parent must allow, checked with the parent locked; each throws to refuse. */
+export interface ParentCheck {
+  parentState(status: RunStatus): void;
+  /** The parent's limit on child runs, if any. */
+  maxChildren?: number;
+  childCount(existing: number, max: number): void;
+}
 const toRecord = (row: RunRow): RunRecord => ({ ...row, status: row.status as RunStatus });
 
 export class RunStore {
@@ -25,14 +33,33 @@ export class RunStore {
     return rows.map((r) => r.agentId);
   }
 
-  /** Creates a queued run and its first event, `run.queued`. */
-  async create(run: Omit<RunRecord, 'status' | 'stopReason' | 'startedAt' | 'endedAt' | 'tickCount'>): Promise<RunRecord> {
+  /**
+   * Creates a queued run and its first event, `run.queued`. A child run is checked against its
+   * parent in the same transaction, with the parent's row locked (Postgres; SQLite serialises
+   * writers), so concurrent children cannot pass the checks together.
+   */
+  async create(run: Omit<RunRecord, 'status' | 'stopReason' | 'startedAt' | 'endedAt' | 'tickCount'>, parent?: ParentCheck): Promise<RunRecord> {
     const record: RunRecord = { ...run, status: 'queued', stopReason: null, startedAt: null, endedAt: null, tickCount: 0 };
     await this.db.write(async (q) => {
+      if (parent && run.parentRunId) await this.checkParent(q, run.parentRunId, run.rootRunId, parent);
       await q.insert(this.db.t.runs).values({ ...record, eventSeq: 0 });
       await this.append(q, record.id, { type: 'run.queued', actor: 'system', data: { createdBy: run.createdBy } });
     });
     return record;
+  }
+
+  private async checkParent(q: Orm, parentId: string, rootRunId: string, check: ParentCheck): Promise<void> {
+    const { runs } = this.db.t;
+    // A no-op update: it locks the parent's row until the transaction ends, and reads its state.
+    const [locked] = await q.update(runs).set({ eventSeq: runs.eventSeq }).where(eq(runs.id, parentId)).returning({ status: runs.status });
+    if (!locked) throw new Error(`run ${parentId} does not exist`);
+    check.parentState(locked.status as RunStatus);
+    if (check.maxChildren === undefined) return;
+    const [counted] = await q
+      .select({ n: count() })
+      .from(runs)
+      .where(and(eq(runs.rootRunId, rootRunId), eq(runs.parentRunId, parentId)));
+    check.childCount(Number(counted?.n ?? 0), check.maxChildren);
   }
 
   /** Appends one event inside the caller's transaction; returns its seq. */

@@ -76,6 +76,33 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect((await start(keys.user, { bogus: 1 })).status).toBe(422);
     });
 
+    test("child runs obey the parent's agent's maxChildRuns (the lower of config and policy), also when started together", async () => {
+      const capped = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'capped', config: { maxChildRuns: 5 }, policy: { maxChildRuns: 3 } } })).body.id;
+      const root = await start(keys.user, {}, capped);
+      // Children go to any agent of the workspace; the parent's agent sets the limit.
+      const results = await Promise.all(Array.from({ length: 6 }, () => start(keys.user, { parentRunId: root.body.id })));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 409, 409, 409]);
+      const refused = results.find((r) => r.status === 409)!;
+      expect(refused.body).toMatchObject({ code: 'MAX_CHILD_RUNS', maxChildRuns: 3 });
+      const tree = await p.json<{ data: { id: string }[] }>('GET', `/api/v1/agents/runs/${root.body.id}/events?cte=${encodeURIComponent(JSON.stringify({ kids: { from: 'runs', filter: { field: 'parentRunId', op: 'eq', value: root.body.id }, fields: ['id'] } }))}&joins=${encodeURIComponent(JSON.stringify([{ table: 'kids', alias: 'k', type: 'inner', on: { left: 'rootRunId', op: 'ne', right: 'k.id' } }]))}&fields=k.id`, { key: keys.user });
+      expect(tree.status).toBe(200);
+      expect(tree.body.data).toHaveLength(3);
+      // A child of a child counts towards its own parent, not the root.
+      const grandchild = await start(keys.user, { parentRunId: results.find((r) => r.status === 201)!.body.id });
+      expect(grandchild.status).toBe(201);
+      // No limit set: children are not counted.
+      const free = await start();
+      for (let i = 0; i < 4; i++) expect((await start(keys.user, { parentRunId: free.body.id })).status).toBe(201);
+    });
+
+    test('a finished or cancelling parent starts no more child runs (409 RUN_FINISHED)', async () => {
+      const root = await start();
+      await p.json('POST', `/api/v1/agents/runs/${root.body.id}/cancel`, { key: keys.user });
+      const r = await start(keys.user, { parentRunId: root.body.id });
+      expect(r.status).toBe(409);
+      expect(r.body.code).toBe('RUN_FINISHED');
+    });
+
     test('access goes through the agent: another workspace or a malformed id → 404; no agent role → 403', async () => {
       const r = await start();
       expect((await p.json('GET', `/api/v1/agents/runs/${r.body.id}`, { key: keys.stranger })).status).toBe(404);
