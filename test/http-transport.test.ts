@@ -37,7 +37,7 @@ describe('the credential is checked before the body', () => {
     await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
-  test('a content coding we do not decode → 415, and nothing is created; a BOM or invalid UTF-8 is read as the runtime reads it', async () => {
+  test('a content coding we do not decode → 415, and nothing is created; a BOM is dropped; invalid UTF-8 is malformed JSON', async () => {
     const auth = { authorization: `Bearer ${ADMIN_KEY}` };
     const url = `${s.baseUrl}/api/v1/workspaces`;
     const count = async () => ((await (await fetch(`${url}?limit=10000`, { headers: auth })).json()) as { data: unknown[] }).data.length;
@@ -50,6 +50,25 @@ describe('the credential is checked before the body', () => {
     // Under the 4 MiB limit as bytes, over it once each invalid byte became U+FFFD: still judged as JSON (malformed here).
     const invalid = Buffer.concat([Buffer.from('{"name":'), Buffer.alloc(1_500_000, 0xff), Buffer.from('}')]);
     await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: invalid }), 400, 'MALFORMED_JSON');
+    // Inside a string, where a lenient decoder would store U+FFFD instead of what was sent.
+    const inString = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')]);
+    await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: inString }), 400, 'MALFORMED_JSON');
+    await expectProblem(await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: inString }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(await count()).toBe(before + 1);
+  });
+
+  test('a number beyond the range of a double → 422 with its pointer (JSON.parse makes it Infinity, stored as null)', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    const agent = (await (await fetch(`${s.baseUrl}/api/v1/agents`, { method: 'POST', headers: auth, body: '{"name":"numbers"}' })).json()) as { id: string };
+    const runs = `${s.baseUrl}/api/v1/agents/${agent.id}/runs`;
+    for (const [body, pointer] of [['{"input":1e400}', '/input'], ['{"input":{"a":[1,-2E+999]}}', '/input/a/1'], [`{"input":${'9'.repeat(400)}}`, '/input']]) {
+      const r = await fetch(runs, { method: 'POST', headers: auth, body });
+      expect(r.status).toBe(422);
+      expect(((await r.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer).toBe(pointer);
+    }
+    const fine = await fetch(runs, { method: 'POST', headers: auth, body: '{"input":{"big":1.5e308,"tiny":1e-400,"s":"1e400"}}' });
+    expect(fine.status).toBe(201);
+    expect(((await fine.json()) as { input: unknown }).input).toEqual({ big: 1.5e308, tiny: 0, s: '1e400' });
   });
 });
 

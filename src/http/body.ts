@@ -30,10 +30,29 @@ export async function readTextWithin(request: Request, limit: number): Promise<s
     throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${JSON.stringify(coding)} is not supported; send the body uncoded`);
   }
   // A declared length within the limit is read whole (Bun holds the body to it).
-  return declared !== null ? await request.text() : await readChunked(request.body!, limit);
+  return decodeUtf8(declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readChunked(request.body!, limit));
 }
 
-async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+/**
+ * A body that is not valid UTF-8: no JSON text (RFC 8259 §8.1). request.text() would turn the bad
+ * bytes into U+FFFD and the platform would store or run something other than what was sent.
+ */
+export class InvalidUtf8Error extends Error {
+  override name = 'InvalidUtf8Error';
+}
+
+/** Strict UTF-8; a leading byte order mark is dropped, as request.text() does. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new InvalidUtf8Error('the body is not valid UTF-8');
+  }
+}
+
+async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -47,11 +66,8 @@ async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Pro
     }
     chunks.push(value);
   }
-  return utf8.decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
-
-/** UTF-8 as request.text() decodes it: invalid bytes become U+FFFD, a leading BOM is dropped. */
-const utf8 = new TextDecoder();
 
 export const isJsonContentType = (contentType: string | null | undefined): boolean => {
   if (!contentType) return false;
@@ -67,11 +83,16 @@ export const NO_BODY: unique symbol = Symbol('no body');
  * 400 when it is malformed. Returns NO_BODY when the request carries none.
  */
 export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_LIMIT): Promise<unknown> {
-  const text = await readTextWithin(request, limit);
-  if (text.length === 0) return NO_BODY;
-  if (!isJsonContentType(request.headers.get('content-type'))) {
-    throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json)');
+  let text: string;
+  try {
+    text = await readTextWithin(request, limit);
+  } catch (error) {
+    if (!(error instanceof InvalidUtf8Error)) throw error;
+    if (!isJsonContentType(request.headers.get('content-type'))) throw notJson();
+    throw new ProblemError(400, 'MALFORMED_JSON', 'The request body is not valid JSON: it is not valid UTF-8');
   }
+  if (text.length === 0) return NO_BODY;
+  if (!isJsonContentType(request.headers.get('content-type'))) throw notJson();
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new ProblemError(400, 'BAD_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
@@ -93,8 +114,33 @@ export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_
       });
     }
   }
+  // A number beyond a double's range parses as ±Infinity, which JSON cannot hold: it would be
+  // stored as null. Only an exponent of three digits or a run of 309 digits can overflow.
+  if (OVERFLOW_CANDIDATE.test(text)) {
+    const pointer = nonFinitePointer(value, '');
+    if (pointer !== null) {
+      throw new ProblemError(422, 'VALIDATION_FAILED', 'A number is beyond the range of a double', {
+        errors: [{ pointer, message: 'Number out of range (at most ±1.7976931348623157e308)' }],
+      });
+    }
+  }
   return value;
 }
+
+const OVERFLOW_CANDIDATE = /[eE][+-]?\d{3}|\d{309}/;
+
+/** The pointer of the first ±Infinity (an overflowed number), or null. */
+function nonFinitePointer(value: unknown, pointer: string): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : pointer;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const found = nonFinitePointer(item, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+const notJson = () => new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json)');
 
 const SURROGATE_ESCAPE = /\\u[dD][89abcdefABCDEF]/;
 const unstorable = (s: string): boolean => s.includes('\0') || !s.isWellFormed();

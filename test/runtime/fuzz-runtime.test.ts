@@ -883,13 +883,17 @@ describe('the runtime origin under random requests', () => {
 describe('what the fuzzer found', () => {
   const auth: [string, string] = ['Authorization', `Bearer ${ADMIN_KEY}`];
 
-  test('a body within 1 MiB holding invalid UTF-8 is read, not refused 413: the limit counts bytes received', async () => {
-    // 349,527 bytes: a JSON string of 349,525 bytes 0xFF. Each invalid byte decodes to U+FFFD,
-    // 3 bytes in UTF-8: 3 × 349,525 + 2 = 1,048,577 > 1 MiB once decoded, which used to count.
+  test('a body within 1 MiB holding invalid UTF-8 is malformed JSON, not refused 413: the limit counts bytes received', async () => {
+    // 349,527 bytes: a JSON string of 349,525 bytes 0xFF. Each invalid byte would decode to
+    // U+FFFD, 3 bytes in UTF-8: 3 × 349,525 + 2 = 1,048,577 > 1 MiB once decoded, which used to count.
     const body = Buffer.concat([Buffer.from('"'), Buffer.alloc(349_525, 0xff), Buffer.from('"')]);
     expect(body.length).toBeLessThan(LIMIT / 2); // a third of the limit
-    const r = await send({ method: 'PUT', target: '/fz/no-result/1', headers: [auth, ['Content-Type', 'application/json']], body, chunked: false });
-    expect(r.status).toBe(204); // DESIGN §8: only a body over 1 MiB is 413; this one is a JSON string
+    for (const chunked of [false, true]) {
+      const r = await send({ method: 'PUT', target: '/fz/no-result/1', headers: [auth, ['Content-Type', 'application/json']], body, chunked });
+      // DESIGN §8: only a body over 1 MiB is 413; JSON text is UTF-8 (RFC 8259 §8.1), so this one is malformed JSON.
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.body.toString())).toMatchObject({ code: 'MALFORMED_JSON', detail: expect.stringContaining('not valid UTF-8') });
+    }
     const plain = await send({ method: 'PUT', target: '/fz/no-result/1', headers: [auth, ['Content-Type', 'text/plain']], body: Buffer.alloc(349_526, 0xff), chunked: false });
     expect(plain.status).toBe(415); // not JSON → 415 (DESIGN §3, §8), not 413
   });
