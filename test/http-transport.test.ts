@@ -61,7 +61,8 @@ describe('the credential is checked before the body', () => {
     const auth = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
     const agent = (await (await fetch(`${s.baseUrl}/api/v1/agents`, { method: 'POST', headers: auth, body: '{"name":"numbers"}' })).json()) as { id: string };
     const runs = `${s.baseUrl}/api/v1/agents/${agent.id}/runs`;
-    for (const [body, pointer] of [['{"input":1e400}', '/input'], ['{"input":{"a":[1,-2E+999]}}', '/input/a/1'], [`{"input":${'9'.repeat(400)}}`, '/input']]) {
+    const cases: [string, string][] = [['{"input":1e400}', '/input'], ['{"input":{"a":[1,-2E+999]}}', '/input/a/1'], [`{"input":${'9'.repeat(400)}}`, '/input']];
+    for (const [body, pointer] of cases) {
       const r = await fetch(runs, { method: 'POST', headers: auth, body });
       expect(r.status).toBe(422);
       expect(((await r.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer).toBe(pointer);

@@ -43,7 +43,9 @@ describe('(a) hostile values change only the params', () => {
     ['between', runEventsResource, (v) => `filter=${j({ field: 'type', op: 'between', value: [v, v] })}`, 'x'],
     ['JSON path text', runEventsResource, (v) => `filter=${j({ field: 'data.toolName', op: 'gte', value: v })}`, 'x'],
     ['jsonArrayHas', runEventsResource, (v) => `filter=${j({ field: 'data.tags', op: 'jsonArrayHas', value: v })}`, 'x'],
-    ['contains (value and key)', runEventsResource, (v) => `filter=${j({ field: 'data', op: 'contains', value: { k: v, [`k${v}`]: [v] } })}`, 'x'],
+    // The value's shape (keys, nesting) shapes the SQL; its strings, keys included, are bound.
+    ['contains (value and key)', runEventsResource, (v) => `filter=${j({ field: 'data', op: 'contains', value: { k: v, [`x${v}`]: [v] } })}`, 'x'],
+    ['containedBy (value and key)', runEventsResource, (v) => `filter=${j({ field: 'data', op: 'containedBy', value: { k: v, [`x${v}`]: [v, { [v]: v }] } })}`, 'x'],
     ['arrayHasAll', thingsResource, (v) => `filter=${j({ field: 'tags', op: 'arrayHasAll', value: [v] })}`, 'x'],
     ['uuid value', runEventsResource, (v) => `filter=${j({ field: 'runId', op: 'eq', value: v })}`, R1],
     ['bracket value', runEventsResource, (v) => `filter[field]=type&filter[op]=eq&filter[value]=${encodeURIComponent(v)}`, 'x'],

@@ -81,9 +81,8 @@ export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL
     case 'false':
       return dialect.isBool(x.jsonPath ? json() : x.sql, x.jsonPath, op === 'true');
     case 'contains':
-      return dialect.jsonContains(json(), dialect.bindJson(coerceJson(x.items, value, vp)));
     case 'containedBy':
-      return dialect.jsonContains(dialect.bindJson(coerceJson(x.items, value, vp)), json());
+      return dialect.jsonContains(json(), coerceJson(x.items, value, vp), op);
     case 'arrayHas':
     case 'jsonArrayHas':
       return dialect.arrayHasAny(json(), [coerceElement(x.items, value, vp)]);

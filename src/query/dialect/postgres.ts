@@ -104,8 +104,9 @@ export const postgres: SqlDialect = {
     return sql`(jsonb_typeof(${array}) = 'array' AND ${array} <@ CAST(CAST(${JSON.stringify(values)} AS text) AS jsonb))`;
   },
 
-  jsonContains(container, contained) {
-    return sql`${container} @> ${contained}`;
+  jsonContains(doc, value, direction) {
+    const bound = postgres.bindJson(value);
+    return direction === 'contains' ? sql`${doc} @> ${bound}` : sql`${doc} <@ ${bound}`;
   },
 
   cast(x, from, to) {

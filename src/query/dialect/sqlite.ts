@@ -22,6 +22,74 @@ function sameElement(a: string, b: string): SQL {
 }
 
 
+// JSON containment (jsonb's `@>`), compiled from the client's value, which is known: its
+// structure becomes nested EXISTS over json_each, so objects nested in arrays match in any
+// position, as on Postgres. A document is reached as {type, atom, json}: a column or path
+// (json_type / json_extract / the JSON text) or a json_each row (type / atom / value). Every
+// json_each sits behind a CASE on the document's type: it may only see JSON text.
+
+interface Doc {
+  type: SQL;
+  atom: SQL;
+  json: SQL;
+}
+
+const rowDoc = (alias: SQL): Doc => ({ type: sql`${alias}.type`, atom: sql`${alias}.atom`, json: sql`${alias}.value` });
+const numberType = (type: SQL) => sql`(CASE ${type} WHEN 'real' THEN 'integer' ELSE ${type} END)`;
+
+/** The document is the scalar `v` (numbers compare as numbers, 1 = 1.0, as jsonb does). */
+function isScalar(d: Doc, v: null | boolean | number | string): SQL {
+  if (v === null) return sql`${d.type} = 'null'`;
+  if (typeof v === 'boolean') return v ? sql`${d.type} = 'true'` : sql`${d.type} = 'false'`;
+  if (typeof v === 'number') return sql`(${numberType(d.type)} = 'integer' AND ${d.atom} = ${v})`;
+  return sql`(${d.type} = 'text' AND ${d.atom} = ${v})`;
+}
+
+const isJsonScalar = (v: unknown): v is null | boolean | number | string => v === null || typeof v !== 'object';
+const all = (parts: SQL[]) => sql.join(parts, sql` AND `);
+const any = (parts: SQL[]) => sql.join(parts, sql` OR `);
+const alias = (names: { next: number }): SQL => sql`${sql.identifier(`j${names.next++}`)}`;
+
+/** `d @> v`: every member of v is found in d (object keys by name, array elements anywhere). */
+function holds(d: Doc, v: unknown, top: boolean, names: { next: number }): SQL {
+  if (isJsonScalar(v)) {
+    // At the top level only, an array contains a scalar it holds (jsonb's special case).
+    if (!top) return isScalar(d, v);
+    const e = alias(names);
+    return sql`(${isScalar(d, v)} OR (CASE WHEN ${d.type} = 'array' THEN EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE ${isScalar(rowDoc(e), v)}) ELSE 0 END))`;
+  }
+  if (Array.isArray(v)) {
+    const found = v.map((item) => {
+      const e = alias(names);
+      return sql`EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE ${holds(rowDoc(e), item, false, names)})`;
+    });
+    return sql`(CASE WHEN ${d.type} = 'array' THEN ${found.length > 0 ? all(found) : sql`1`} ELSE 0 END)`;
+  }
+  const found = Object.entries(v as Record<string, unknown>).map(([key, item]) => {
+    const e = alias(names);
+    return sql`EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE ${e}.key = ${key} AND ${holds(rowDoc(e), item, false, names)})`;
+  });
+  return sql`(CASE WHEN ${d.type} = 'object' THEN ${found.length > 0 ? all(found) : sql`1`} ELSE 0 END)`;
+}
+
+/** `v @> d`, that is `d <@ v`: every member of d is found in v. */
+function holdsIn(v: unknown, d: Doc, top: boolean, names: { next: number }): SQL {
+  if (isJsonScalar(v)) return isScalar(d, v);
+  const e = alias(names);
+  if (Array.isArray(v)) {
+    const inV = v.length > 0 ? any(v.map((item) => holdsIn(item, rowDoc(e), false, names))) : sql`0`;
+    const elements = sql`(CASE WHEN ${d.type} = 'array' THEN NOT EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE NOT (${inV})) ELSE 0 END)`;
+    // At the top level, a scalar is contained in an array that holds it.
+    const scalars = v.filter(isJsonScalar);
+    return top && scalars.length > 0 ? sql`(${elements} OR ${any(scalars.map((item) => isScalar(d, item)))})` : elements;
+  }
+  const entries = Object.entries(v as Record<string, unknown>);
+  const inV = entries.length > 0
+    ? sql`(CASE ${e}.key ${sql.join(entries.map(([key, item]) => sql`WHEN ${key} THEN ${holdsIn(item, rowDoc(e), false, names)}`), sql` `)} ELSE 0 END)`
+    : sql`0`;
+  return sql`(CASE WHEN ${d.type} = 'object' THEN NOT EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE NOT (${inV})) ELSE 0 END)`;
+}
+
 export const sqlite: SqlDialect = {
   name: 'sqlite',
   distinctOn: false,
@@ -91,18 +159,10 @@ export const sqlite: SqlDialect = {
     return sql`(json_type(${array}) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(${array}) AS "e" WHERE NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(values)}) AS "p" WHERE ${sameElement('e', 'p')})))`;
   },
 
-  jsonContains(container, contained) {
-    // Leaf by leaf: every scalar of `contained` must be found in `container` at the same object
-    // path; a scalar whose parent is an array may sit anywhere in the container's array there.
-    // (Postgres also lets arrays of containers match in any order; here their positions count.)
-    const A = container;
-    const norm = (type: SQL) => sql`(CASE ${type} WHEN 'real' THEN 'integer' ELSE ${type} END)`;
-    const v = sql.identifier('v');
-    const rootScalar = sql`(${norm(sql`json_type(${A})`)} = ${norm(sql`${v}.type`)} AND json_extract(${A}, '$') IS ${v}.atom) OR (json_type(${A}) = 'array' AND EXISTS (SELECT 1 FROM json_each(${A}) AS "e" WHERE ${sameElement('e', 'v')}))`;
-    const inArray = sql`json_type(${A}, ${v}.path) = 'array' AND EXISTS (SELECT 1 FROM json_each(${A}, ${v}.path) AS "e" WHERE ${sameElement('e', 'v')})`;
-    const atPath = sql`${norm(sql`json_type(${A}, ${v}.fullkey)`)} = ${norm(sql`${v}.type`)} AND json_extract(${A}, ${v}.fullkey) IS ${v}.atom`;
-    const found = sql`CASE WHEN ${v}.parent IS NULL THEN ${rootScalar} WHEN typeof(${v}.key) = 'integer' THEN ${inArray} ELSE ${atPath} END`;
-    return sql`(json_type(${A}) IS NOT NULL AND json_type(${contained}) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_tree(${contained}) AS ${v} WHERE ${v}.type NOT IN ('object', 'array') AND NOT (${found})))`;
+  jsonContains(doc, value, direction) {
+    const names = { next: 0 };
+    const root = { type: sql`json_type(${doc})`, atom: sql`json_extract(${doc}, '$')`, json: doc };
+    return direction === 'contains' ? holds(root, value, true, names) : holdsIn(value, root, true, names);
   },
 
   cast(x, from, to) {

@@ -41,8 +41,11 @@ export interface SqlDialect {
   arrayHasAll(array: SQL, values: readonly JsonScalar[]): SQL;
   /** Every element of the array is one of `values`. */
   arrayContainedBy(array: SQL, values: readonly JsonScalar[]): SQL;
-  /** JSON containment: `container` contains `contained` (Postgres `@>` semantics). */
-  jsonContains(container: SQL, contained: SQL): SQL;
+  /**
+   * JSON containment with Postgres' jsonb semantics: `doc` contains `value` (`@>`), or `doc` is
+   * contained in `value` (`<@`). The value is the client's, known when compiling.
+   */
+  jsonContains(doc: SQL, value: unknown, direction: 'contains' | 'containedBy'): SQL;
   /** A conversion between logical types, or undefined when there is none. */
   cast(expr: SQL, from: ValueType, to: ValueType): SQL | undefined;
   dateTrunc(unit: TruncUnit, expr: SQL): SQL;
