@@ -48,8 +48,8 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
         errors: [409, 412],
       }),
     })
-    .delete('/agents/:agentId', async ({ params, principal, set }) => {
-      await agents.delete(principal, params.agentId);
+    .delete('/agents/:agentId', async ({ params, principal, request, set }) => {
+      await agents.delete(principal, params.agentId, request.headers.get('if-match'));
       set.status = 204;
-    }, { auth: { roles: [] }, ...operation({ summary: 'Delete an Agent and its runs', tag: 'Agents', responses: { 204: 'Deleted' } }) });
+    }, { auth: { roles: [] }, ...operation({ summary: 'Delete an Agent and its runs (If-Match: only at that version, else 412)', tag: 'Agents', responses: { 204: 'Deleted' }, errors: [412] }) });
 }

@@ -70,11 +70,22 @@ export class AgentService {
     return agent;
   }
 
-  async delete(principal: Principal, id: string): Promise<void> {
+  /** DELETE; with If-Match, only the version it names is deleted (412 otherwise, nothing deleted). */
+  async delete(principal: Principal, id: string, ifMatch: string | null = null): Promise<void> {
     const agent = await this.deps.agents.get(id);
     assertVisible(principal, agent);
     assertCanWrite(principal, agent);
-    await this.deps.agents.delete(id);
+    if (ifMatch === null) {
+      await this.deps.agents.delete(id);
+      return;
+    }
+    const stale = () => new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${agent.version}`, { extra: { currentVersion: agent.version } });
+    if (!ifMatchAccepts(ifMatch, agent.version)) throw stale();
+    // Deleted only while still at the version checked: an update in between makes it 412.
+    if (!(await this.deps.agents.delete(id, agent.version))) {
+      const now = await this.deps.agents.get(id);
+      if (now) throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${now.version}`, { extra: { currentVersion: now.version } });
+    }
   }
 
   /**

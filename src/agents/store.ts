@@ -37,9 +37,11 @@ export class AgentStore {
     return (rows[0] as AgentRecord | undefined) ?? null;
   }
 
-  async delete(id: string): Promise<boolean> {
+  /** Deletes the agent (only at `version`, when given); false when nothing was deleted. */
+  async delete(id: string, version?: number): Promise<boolean> {
     const { agents } = this.db.t;
-    const rows = await this.db.read((q) => q.delete(agents).where(eq(agents.id, id)).returning({ id: agents.id }));
+    const where = version === undefined ? eq(agents.id, id) : and(eq(agents.id, id), eq(agents.version, version));
+    const rows = await this.db.read((q) => q.delete(agents).where(where).returning({ id: agents.id }));
     return rows.length > 0;
   }
 }

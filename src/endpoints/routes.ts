@@ -61,10 +61,10 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
     }, { ...admins, ...operation({ summary: 'Update an Endpoint definition (optimistic locking with version / If-Match)', tag: 'Endpoints', body: EndpointUpdateBody, errors: [409, 412] }) })
-    .delete('/endpoints/:id', async ({ principal, params, set }) => {
-      await endpoints.delete(principal, params.id);
+    .delete('/endpoints/:id', async ({ principal, params, request, set }) => {
+      await endpoints.delete(principal, params.id, request.headers.get('if-match'));
       set.status = 204;
-    }, { ...admins, ...operation({ summary: 'Delete a disabled Endpoint definition', tag: 'Endpoints', responses: { 204: 'Deleted' }, errors: [409] }) })
+    }, { ...admins, ...operation({ summary: 'Delete a disabled Endpoint definition (If-Match: only at that version, else 412)', tag: 'Endpoints', responses: { 204: 'Deleted' }, errors: [409, 412] }) })
     .post('/endpoints/:id/activate', async ({ principal, params, set }) => {
       const e = await endpoints.activate(principal, params.id);
       set.headers.etag = etagOf(e.version);

@@ -90,12 +90,16 @@ export class EndpointService {
     return version;
   }
 
-  async delete(principal: Principal, id: string): Promise<void> {
+  /** DELETE (a disabled one only); with If-Match, only at the version it names (412 otherwise). */
+  async delete(principal: Principal, id: string, ifMatch: string | null = null): Promise<void> {
     const current = await this.get(principal, id);
     if (current.status === 'active') throw new ProblemError(409, 'ENDPOINT_ACTIVE', 'Disable the Endpoint before deleting it');
     const { db } = this.deps;
     await db.write(async (q) => {
       const fresh = await this.deps.store.get(id, q);
+      if (fresh && ifMatch !== null && !ifMatchAccepts(ifMatch, fresh.version)) {
+        throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${fresh.version}`, { extra: { currentVersion: fresh.version } });
+      }
       if (fresh?.status === 'active') throw new ProblemError(409, 'ENDPOINT_ACTIVE', 'Disable the Endpoint before deleting it');
       await this.deps.store.delete(q, id);
       await recordChange(db, q, principal, { action: 'endpoint.delete', resourceType: 'endpoint', resourceId: id, workspaceId: current.workspaceId, beforeVersion: current.version, afterVersion: null });

@@ -183,6 +183,17 @@ describe('optimistic locking', () => {
     expect(stored.body).toMatchObject({ version: 2, name: 'z' });
   });
 
+  test('DELETE with If-Match deletes only that version: a stale one → 412 and the agent stays', async () => {
+    const a = await newAgent();
+    await patch(a.id, { name: 'v1' });
+    const stale = await p.json<Record<string, unknown>>('DELETE', `/api/v1/agents/${a.id}`, { key: keys.owner, headers: { 'if-match': '"0"' } });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 1 });
+    expect((await p.json('GET', `/api/v1/agents/${a.id}`, { key: keys.owner })).status).toBe(200);
+    expect((await p.json('DELETE', `/api/v1/agents/${a.id}`, { key: keys.owner, headers: { 'if-match': '"1"' } })).status).toBe(204);
+    expect((await p.json('GET', `/api/v1/agents/${a.id}`, { key: keys.owner })).status).toBe(404);
+  });
+
   test('20 parallel PATCHes with one version: exactly one 200, the rest 409, final version +1', async () => {
     const a = await newAgent();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => patch(a.id, { name: `n${i}`, version: 0 })));

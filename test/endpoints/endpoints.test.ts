@@ -121,6 +121,18 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect((await p.json('PATCH', `/api/v1/endpoints/${id}`, { key: adminKey, body: { name: 'y' }, headers: { 'if-match': '"0"' } })).status).toBe(412);
     });
 
+    test('DELETE with If-Match deletes only that version: a stale one → 412 and the Endpoint stays', async () => {
+      const r = await create(staticDef('/delete-if-match'));
+      const id = r.body.id;
+      await p.json('PATCH', `/api/v1/endpoints/${id}`, { key: adminKey, body: { description: 'v1' } });
+      const stale = await p.json<Record<string, any>>('DELETE', `/api/v1/endpoints/${id}`, { key: adminKey, headers: { 'if-match': '"0"' } });
+      expect(stale.status).toBe(412);
+      expect(stale.body).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 1 });
+      expect((await p.json('GET', `/api/v1/endpoints/${id}`, { key: adminKey })).status).toBe(200);
+      expect((await p.json('DELETE', `/api/v1/endpoints/${id}`, { key: adminKey, headers: { 'if-match': '"1"' } })).status).toBe(204);
+      expect((await p.json('GET', `/api/v1/endpoints/${id}`, { key: adminKey })).status).toBe(404);
+    });
+
     test('a bad PATCH changes nothing', async () => {
       const r = await create(staticDef('/unchanged'));
       const before = await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: adminKey });
