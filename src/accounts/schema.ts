@@ -56,7 +56,10 @@ export const ApiKeyCreate = Type.Object(
   {
     principalId: Type.Optional(Uuid),
     name: Name,
-    expiresAt: Type.Optional(Type.String({ format: 'date-or-date-time', maxLength: 64, description: 'ISO 8601 date-time, or a date (midnight UTC); omitted: never expires' })),
+    expiresAt: Type.Optional(Type.Union([
+      Type.String({ format: 'date-or-date-time', maxLength: 64, description: 'ISO 8601 date-time, or a date (midnight UTC)' }),
+      Type.Null(),
+    ], { description: 'When the key stops working; omitted or null: never expires (as the key record shows it)' })),
   },
   { additionalProperties: false, title: 'ApiKeyCreate' },
 );

@@ -89,6 +89,11 @@ describe('API keys', () => {
       expect(r.status).toBe(422);
       expect(r.body.errors[0]!.pointer).toBe('/expiresAt');
     }
+    // null, as a key record shows "never": accepted, and the key never expires.
+    const forever = await p.json<{ key: string; expiresAt: string | null }>('POST', '/api/v1/api-keys', { body: { principalId: userId, name: 'forever', expiresAt: null } });
+    expect(forever.status).toBe(201);
+    expect(forever.body.expiresAt).toBeNull();
+    expect((await me(forever.body.key)).status).toBe(200);
   });
 
   test('a key is stored only as its SHA-256 digest', async () => {
