@@ -101,7 +101,11 @@ export class RunService {
     }
   }
 
-  /** queued → cancelled at once; running/waiting → cancelling; finished → 409 RUN_FINISHED. */
+  /**
+   * queued → cancelled at once; running/waiting → cancelling; finished → 409 RUN_FINISHED. The
+   * run's descendants go with it (stop reason `parent_cancelled`): a child of a cancelled run has
+   * nobody left to report to, and a cancelled parent starts no more children.
+   */
   async cancel(principal: Principal, runId: string): Promise<RunRecord> {
     const { run, agent } = await this.get(principal, runId);
     this.assertCanStart(principal, agent);
@@ -109,12 +113,33 @@ export class RunService {
       const current = attempt === 0 ? run : (await this.runs.get(runId))!;
       if (FINAL_STATES.has(current.status)) throw new ProblemError(409, 'RUN_FINISHED', `The run is already ${current.status}`);
       if (current.status === 'cancelling') return current;
-      const moved = current.status === 'queued'
-        ? await this.runs.transition(runId, 'queued', 'cancelled', { type: 'run.cancelled', actor: principal.id, data: { stopReason: 'cancelled_by_user' } }, { stopReason: 'cancelled_by_user', endedAt: new Date() })
-        : await this.runs.transition(runId, current.status, 'cancelling', { type: 'run.cancelling', actor: principal.id, data: { requestedBy: principal.id } });
-      if (moved) return moved;
+      const moved = await this.stop(principal, current, 'cancelled_by_user');
+      if (moved) {
+        await this.cancelDescendants(principal, moved);
+        return moved;
+      }
     }
     throw new ProblemError(409, 'CONFLICT', 'The run changed state concurrently; retry');
+  }
+
+  /** queued → cancelled, or running/waiting → cancelling, with its event; null when the run moved meanwhile. */
+  private stop(principal: Principal, run: Pick<RunRecord, 'id' | 'status'>, stopReason: 'cancelled_by_user' | 'parent_cancelled'): Promise<RunRecord | null> {
+    return run.status === 'queued'
+      ? this.runs.transition(run.id, 'queued', 'cancelled', { type: 'run.cancelled', actor: principal.id, data: { stopReason } }, { stopReason, endedAt: new Date() })
+      : this.runs.transition(run.id, run.status, 'cancelling', { type: 'run.cancelling', actor: principal.id, data: { requestedBy: principal.id, ...(stopReason === 'parent_cancelled' ? { reason: stopReason } : {}) } });
+  }
+
+  /** Stops every unfinished run below `run` in its tree (a run that moves meanwhile is left as it is). */
+  private async cancelDescendants(principal: Principal, run: RunRecord): Promise<void> {
+    const tree = await this.runs.tree(run.rootRunId);
+    const children = new Map<string, typeof tree>();
+    for (const r of tree) if (r.parentRunId) children.set(r.parentRunId, [...(children.get(r.parentRunId) ?? []), r]);
+    const pending = [...(children.get(run.id) ?? [])];
+    while (pending.length > 0) {
+      const r = pending.shift()!;
+      pending.push(...(children.get(r.id) ?? []));
+      if (!FINAL_STATES.has(r.status) && r.status !== 'cancelling') await this.stop(principal, r, 'parent_cancelled');
+    }
   }
 
   /** GET …/events: the list engine over this run's events (and its run tree, for joins and CTEs). */

@@ -33,6 +33,13 @@ export class RunStore {
     return rows.map((r) => r.agentId);
   }
 
+  /** Every run of the tree under `rootRunId`: id, parent and status. */
+  async tree(rootRunId: string): Promise<Pick<RunRecord, 'id' | 'parentRunId' | 'status'>[]> {
+    const { runs } = this.db.t;
+    const rows = await this.db.read((q) => q.select({ id: runs.id, parentRunId: runs.parentRunId, status: runs.status }).from(runs).where(eq(runs.rootRunId, rootRunId)));
+    return rows.map((r) => ({ ...r, status: r.status as RunStatus }));
+  }
+
   /**
    * Creates a queued run and its first event, `run.queued`. A child run is checked against its
    * parent in the same transaction, with the parent's row locked (Postgres; SQLite serialises

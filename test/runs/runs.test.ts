@@ -95,6 +95,29 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       for (let i = 0; i < 4; i++) expect((await start(keys.user, { parentRunId: free.body.id })).status).toBe(201);
     });
 
+    test('cancelling a run cancels its unfinished descendants (parent_cancelled), not its ancestors or siblings', async () => {
+      const root = await start();
+      const child = await start(keys.user, { parentRunId: root.body.id });
+      const sibling = await start(keys.user, { parentRunId: root.body.id });
+      const grandchild = await start(keys.user, { parentRunId: child.body.id });
+      const done = await start(keys.user, { parentRunId: child.body.id });
+      await p.json('POST', `/api/v1/agents/runs/${done.body.id}/cancel`, { key: keys.user });
+      const c = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${child.body.id}/cancel`, { key: keys.user });
+      expect(c.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled_by_user' });
+      const status = async (id: string) => (await p.json<Record<string, any>>('GET', `/api/v1/agents/runs/${id}`, { key: keys.user })).body;
+      expect(await status(grandchild.body.id)).toMatchObject({ status: 'cancelled', stopReason: 'parent_cancelled' });
+      expect(await status(done.body.id)).toMatchObject({ status: 'cancelled', stopReason: 'cancelled_by_user' });
+      expect((await status(root.body.id)).status).toBe('queued');
+      expect((await status(sibling.body.id)).status).toBe('queued');
+      const e = await events(grandchild.body.id);
+      expect(e.body.data.map((x: { type: string; data: unknown }) => [x.type, x.data])).toEqual([
+        ['run.queued', { createdBy: expect.any(String) }],
+        ['run.cancelled', { stopReason: 'parent_cancelled' }],
+      ]);
+      // The finished child's events are untouched: one cancellation only.
+      expect((await events(done.body.id)).body.data.map((x: { type: string }) => x.type)).toEqual(['run.queued', 'run.cancelled']);
+    });
+
     test('a finished or cancelling parent starts no more child runs (409 RUN_FINISHED)', async () => {
       const root = await start();
       await p.json('POST', `/api/v1/agents/runs/${root.body.id}/cancel`, { key: keys.user });
