@@ -1,4 +1,5 @@
 // Request bodies on the control plane: JSON only, bounded, parsed once, validated with compiled schemas.
+import { isUtf8 } from 'node:buffer';
 import { ProblemError, type Violation } from './problem.ts';
 import { normalizeUuids, type Validator } from './validate.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
@@ -30,7 +31,7 @@ export async function readTextWithin(request: Request, limit: number): Promise<s
     throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${JSON.stringify(coding)} is not supported; send the body uncoded`);
   }
   // A declared length within the limit is read whole (Bun holds the body to it).
-  return decodeUtf8(declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readChunked(request.body!, limit));
+  return decodeUtf8(declared !== null ? await request.bytes() : await readChunked(request.body!, limit));
 }
 
 /**
@@ -41,15 +42,13 @@ export class InvalidUtf8Error extends Error {
   override name = 'InvalidUtf8Error';
 }
 
-/** Strict UTF-8; a leading byte order mark is dropped, as request.text() does. */
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A leading byte order mark is dropped, as request.text() does. */
+const utf8 = new TextDecoder();
 
+/** Strict UTF-8: checked first (simdutf), then decoded; ~0.2 µs more than request.text() for a small body. */
 function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new InvalidUtf8Error('the body is not valid UTF-8');
-  }
+  if (!isUtf8(bytes)) throw new InvalidUtf8Error('the body is not valid UTF-8');
+  return utf8.decode(bytes);
 }
 
 async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
