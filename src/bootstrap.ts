@@ -61,7 +61,13 @@ export async function bootstrap(
 
   let generatedAdminKey: string | undefined;
   if (config.PLATFORM_ADMIN_API_KEY) {
-    await stores.principals.createKey(adminId, 'bootstrap (PLATFORM_ADMIN_API_KEY)', null, config.PLATFORM_ADMIN_API_KEY);
+    const stored = await stores.principals.createKey(adminId, 'bootstrap (PLATFORM_ADMIN_API_KEY)', null, config.PLATFORM_ADMIN_API_KEY);
+    // Registered once; a revocation stands across restarts (the key may have leaked), but say so.
+    if (stored.revokedAt) {
+      log.warn('PLATFORM_ADMIN_API_KEY was revoked and stays revoked: it does not authenticate; set another key to get a bootstrap INSTANCE_ADMIN credential', { keyId: stored.id, revokedAt: stored.revokedAt.toISOString() });
+    } else if (stored.principalId !== adminId) {
+      log.warn('PLATFORM_ADMIN_API_KEY is already the key of another principal; it is not the bootstrap admin\'s', { keyId: stored.id });
+    }
   } else if (newInstance) {
     generatedAdminKey = (await stores.principals.createKey(adminId, 'bootstrap (generated)', null)).key;
     log.info('generated the bootstrap INSTANCE_ADMIN API key; it is printed once on stdout');

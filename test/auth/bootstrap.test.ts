@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createPlatform } from '../../src/platform.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { silentLogger, type Logger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import { startTestPlatform } from '../helpers/platform.ts';
 
-async function boot(dir: string, env: Record<string, string> = {}) {
+async function boot(dir: string, env: Record<string, string> = {}, log: Logger = silentLogger) {
   const executor = await createExecutor({ isolation: 'worker', log: () => {} });
   const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'p.db')}`, COMPONENT_ISOLATION: 'worker', ...env });
-  const platform = await createPlatform(config, silentLogger, { executor });
+  const platform = await createPlatform(config, log, { executor });
   return { platform, close: async () => { await platform.close(); await executor.close(); } };
 }
 
@@ -45,6 +45,23 @@ test('PLATFORM_ADMIN_API_KEY is registered as given, idempotently, for the same 
   expect(keys).toHaveLength(1);
   const me = await second.platform.app.handle(new Request('http://localhost/api/v1/me', { headers: { authorization: `Bearer ${given}` } }));
   expect(((await me.json()) as { id: string }).id).toBe(adminId);
+  await second.close();
+});
+
+test('a revoked PLATFORM_ADMIN_API_KEY stays revoked across restarts, and the start says so', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'boot-'));
+  const given = 'sk-operator-chosen-key-revoked-0123456789';
+  const first = await boot(dir, { PLATFORM_ADMIN_API_KEY: given });
+  const auth = { authorization: `Bearer ${given}` };
+  const [key] = await first.platform.db.read((q) => q.select().from(first.platform.db.t.apiKeys));
+  const revoked = await first.platform.app.handle(new Request(`http://localhost/api/v1/api-keys/${key!.id}`, { method: 'DELETE', headers: auth }));
+  expect(revoked.status).toBe(204);
+  await first.close();
+  const warnings: string[] = [];
+  const second = await boot(dir, { PLATFORM_ADMIN_API_KEY: given }, { ...silentLogger, warn: (message) => warnings.push(message) });
+  const me = await second.platform.app.handle(new Request('http://localhost/api/v1/me', { headers: auth }));
+  expect(me.status).toBe(401);
+  expect(warnings.some((w) => w.startsWith('PLATFORM_ADMIN_API_KEY was revoked and stays revoked'))).toBe(true);
   await second.close();
 });
 
