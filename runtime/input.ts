@@ -1,7 +1,6 @@
 // Turns an HTTP request into the component's execution input: sanitized headers and the JSON
 // body within the runtime's limits.
-import { ProblemError } from '../src/http/problem.ts';
-import { InvalidUtf8Error, isJsonContentType, readTextWithin } from '../src/http/body.ts';
+import { InvalidUtf8Error, NO_BODY, readJsonText } from '../src/http/body.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/http/json-depth.ts';
 
 export const RUNTIME_BODY_LIMIT = 1024 * 1024;
@@ -17,22 +16,13 @@ export function sanitizeHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-const notJson = () => new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'A request body must be JSON (Content-Type: application/json)');
-
 export type ParsedBody = { kind: 'none' } | { kind: 'json'; value: unknown; /** the text it was parsed from */ text: string } | { kind: 'malformed'; message: string };
 
 /** Reads a request body: 413 over 1 MiB, 415 when a body is not JSON; malformed JSON is reported, not thrown. */
 export async function readBody(request: Request): Promise<ParsedBody> {
-  let text: string;
-  try {
-    text = await readTextWithin(request, RUNTIME_BODY_LIMIT);
-  } catch (error) {
-    if (!(error instanceof InvalidUtf8Error)) throw error;
-    if (!isJsonContentType(request.headers.get('content-type'))) throw notJson();
-    return { kind: 'malformed', message: 'not valid UTF-8' };
-  }
-  if (text.length === 0) return { kind: 'none' };
-  if (!isJsonContentType(request.headers.get('content-type'))) throw notJson();
+  const text = await readJsonText(request, RUNTIME_BODY_LIMIT);
+  if (text === NO_BODY) return { kind: 'none' };
+  if (text instanceof InvalidUtf8Error) return { kind: 'malformed', message: 'not valid UTF-8' };
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { kind: 'malformed', message: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   try {
     return { kind: 'json', value: JSON.parse(text), text };

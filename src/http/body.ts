@@ -78,20 +78,33 @@ export const isJsonContentType = (contentType: string | null | undefined): boole
 export const NO_BODY: unique symbol = Symbol('no body');
 
 /**
- * Reads and parses a JSON body: 413 over the limit, 415 when a body is not JSON,
- * 400 when it is malformed. Returns NO_BODY when the request carries none.
+ * The text of a body that must be JSON, not yet parsed: 413 over the limit, 415 when a body is
+ * sent that is not JSON; NO_BODY without one; the InvalidUtf8Error (returned, for the caller to
+ * answer as malformed JSON its way) when its bytes are not UTF-8.
  */
-export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_LIMIT): Promise<unknown> {
+export async function readJsonText(request: Request, limit: number): Promise<string | typeof NO_BODY | InvalidUtf8Error> {
   let text: string;
   try {
     text = await readTextWithin(request, limit);
   } catch (error) {
     if (!(error instanceof InvalidUtf8Error)) throw error;
     if (!isJsonContentType(request.headers.get('content-type'))) throw notJson();
-    throw new ProblemError(400, 'MALFORMED_JSON', 'The request body is not valid JSON: it is not valid UTF-8');
+    return error;
   }
   if (text.length === 0) return NO_BODY;
   if (!isJsonContentType(request.headers.get('content-type'))) throw notJson();
+  return text;
+}
+
+/**
+ * Reads and parses a JSON body: 413 over the limit, 415 when a body is not JSON,
+ * 400 when it is malformed. Returns NO_BODY when the request carries none.
+ */
+export async function readJsonBody(request: Request, limit = CONTROL_PLANE_BODY_LIMIT): Promise<unknown> {
+  const read = await readJsonText(request, limit);
+  if (read === NO_BODY) return NO_BODY;
+  if (read instanceof InvalidUtf8Error) throw new ProblemError(400, 'MALFORMED_JSON', 'The request body is not valid JSON: it is not valid UTF-8');
+  const text = read;
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new ProblemError(400, 'BAD_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
