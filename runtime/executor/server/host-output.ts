@@ -7,6 +7,16 @@ const LINES_PER_SECOND = 20;
 const LINE_CHARS = 1000;
 const STDERR_TAIL_CHARS = 8 * 1024;
 
+/**
+ * What a host's last words say when memory ran out: a RangeError nobody caught, or JavaScriptCore
+ * giving up where it cannot throw: `ASSERTION FAILED: MemoryExhaustion: Crash intentionally because
+ * memory is exhausted.`, or, inside the sandbox, only its deliberate crash (WTFCrash writes to
+ * 0xBBADBEEF; Bun reports `Segmentation fault at address 0xBBADBEEF`). A bomb of many small objects
+ * ends so. That deliberate crash also ends a failed release assertion, but in a host held to its
+ * address-space limit running out of it is what brings one about.
+ */
+const OUT_OF_MEMORY = /out of memory|OutOfMemory|bad_alloc|MemoryExhaustion|memory is exhausted|0xBBADBEEF/i;
+
 export interface HostOutput {
   done: Promise<void>;
   sawOutOfMemory(): boolean;
@@ -63,5 +73,5 @@ export function pumpOutput(
       tail = (tail + text).slice(-STDERR_TAIL_CHARS);
     }),
   ]).then(() => {});
-  return { done, sawOutOfMemory: () => /out of memory|OutOfMemory|bad_alloc/i.test(tail) };
+  return { done, sawOutOfMemory: () => OUT_OF_MEMORY.test(tail) };
 }

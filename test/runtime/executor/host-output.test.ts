@@ -37,6 +37,16 @@ test('stderr\'s tail tells an out-of-memory crash, however long the output befor
   const out = pumpOutput(fakeHost([], ['z'.repeat(100_000), '\nRangeError: Out of memory\n']), 'h3', () => {});
   await out.done;
   expect(out.sawOutOfMemory()).toBe(true);
+  // JavaScriptCore out of memory where it cannot throw: an assertion, then Bun's crash report.
+  const exhausted = pumpOutput(fakeHost([], ['ASSERTION FAILED: MemoryExhaustion: Crash intentionally because memory is exhausted.\n', 'panic: abort() called\n']), 'h5', () => {});
+  await exhausted.done;
+  expect(exhausted.sawOutOfMemory()).toBe(true);
+  const sandboxed = pumpOutput(fakeHost([], ['panic: Segmentation fault at address 0xBBADBEEF\n', 'oh no: Bun has crashed.\n']), 'h7', () => {});
+  await sandboxed.done;
+  expect(sandboxed.sawOutOfMemory()).toBe(true);
+  const crashed = pumpOutput(fakeHost([], ['panic: Segmentation fault at address 0x0\n', 'oh no: Bun has crashed.\n']), 'h6', () => {});
+  await crashed.done;
+  expect(crashed.sawOutOfMemory()).toBe(false);
   const quiet = pumpOutput(fakeHost([], ['ordinary\n']), 'h4', () => {});
   await quiet.done;
   expect(quiet.sawOutOfMemory()).toBe(false);

@@ -235,6 +235,12 @@ describe('hostile components (process isolation)', () => {
     await expectNextInvocationWorks();
   }, 40_000);
 
+  test.skipIf(needs('addressSpaceLimit', '')[0])(needs('addressSpaceLimit', 'a bomb of small objects (JavaScriptCore aborts the host: it cannot throw there) ends with 502 EXECUTOR_RESOURCE_LIMIT')[1], async () => {
+    const f = failureOf(await run(`const hoard = []; for (;;) hoard.push({ a: Math.random(), b: [1, 2, 3] });`, 30_000));
+    expect(f).toMatchObject({ status: 502, code: 'EXECUTOR_RESOURCE_LIMIT' });
+    await expectNextInvocationWorks();
+  }, 40_000);
+
   test.skipIf(needs('addressSpaceLimit', '')[0])(needs('addressSpaceLimit', 'a typed-array memory bomb ends with 502 EXECUTOR_RESOURCE_LIMIT')[1], async () => {
     const f = failureOf(await run(`const hoard = []; for (;;) hoard.push(new Uint8Array(64 << 20).fill(1));`, 30_000));
     expect(f).toMatchObject({ status: 502, code: 'EXECUTOR_RESOURCE_LIMIT' });
