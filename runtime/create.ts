@@ -60,7 +60,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   });
   await sync.start();
 
-  const recorder = await createRecorder(o.db, o.log, o.config.DATA_DIR);
+  const retentionDays = o.config.AUDIT_RETENTION_DAYS;
+  const recorder = await createRecorder(o.db, o.log, o.config.DATA_DIR, retentionDays === undefined ? undefined : retentionDays * 86_400_000);
   const platform = new PlatformCaller({ jwt: o.jwt, baseUrl: o.config.BASE_URL, handle: o.embedded?.controlPlane });
   const invoker = new Invoker({ index, credentials: o.credentials, executor: o.executor, recorder, platform, log: o.log });
 

@@ -25,6 +25,7 @@ const EnvSchema = Type.Object({
   EXECUTOR_HOSTS_PER_WORKSPACE: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
   EXECUTOR_MEMORY_MB: Type.Integer({ minimum: 64, maximum: 65536 }),
   INDEX_POLL_MS: Type.Integer({ minimum: 100, maximum: 600_000 }),
+  AUDIT_RETENTION_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
   ENABLED_MODELS: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   DATA_DIR: Type.String({ minLength: 1 }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
@@ -43,7 +44,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MAX_HOSTS', 'EXECUTOR_HOSTS_PER_WORKSPACE', 'EXECUTOR_MEMORY_MB', 'INDEX_POLL_MS']);
+const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MAX_HOSTS', 'EXECUTOR_HOSTS_PER_WORKSPACE', 'EXECUTOR_MEMORY_MB', 'INDEX_POLL_MS', 'AUDIT_RETENTION_DAYS']);
 
 /**
  * Reads and validates configuration. `ports` lets `npm start` and tests pass the ports the

@@ -142,6 +142,8 @@ describe('OpenAPI', () => {
 describe('configuration', () => {
   test('defaults are applied and URLs derived from ports', () => {
     const c = loadConfig({});
+    expect(c.AUDIT_RETENTION_DAYS).toBeUndefined();
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '30' }).AUDIT_RETENTION_DAYS).toBe(30);
     expect(c).toMatchObject({ PORT: 8080, RUNTIME_PORT: 8081, BASE_URL: 'http://127.0.0.1:8080', ENDPOINT_RUNTIME_URL: 'http://127.0.0.1:8081', COMPONENT_ISOLATION: 'process', ENABLED_MODELS: ['scripted'] });
   });
 
@@ -158,6 +160,8 @@ describe('configuration', () => {
     ['ENDPOINT_RUNTIME_URL', 'ftp://x'],
     ['JWT_JWKS_URL', 'file:///etc/jwks.json'],
     ['JWT_PUBLIC_KEY', 'garbage'],
+    ['AUDIT_RETENTION_DAYS', '0'],
+    ['AUDIT_RETENTION_DAYS', '7d'],
   ])('a bad %s stops the start with a message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {

@@ -23,6 +23,11 @@ const BATCH = 2048;
  * every record: past this, what is left goes to a spill file for the next start.
  */
 const CLOSE_WRITE_LIMIT_MS = 10_000;
+/** How often invocation rows past their retention are deleted, and how many per statement. */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_CHUNK = 5_000;
+/** Statements per round: a backlog (retention just switched on) is worked off over several minutes. */
+const PRUNE_CHUNKS_PER_ROUND = 40;
 
 export class InvocationRecorder {
   private builder = new BatchBuilder();
@@ -38,22 +43,58 @@ export class InvocationRecorder {
   /** Set once close() gave up on the database: a drain still waiting stops after its write. */
   private abandoned = false;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly pruneTimer: ReturnType<typeof setInterval> | undefined;
+  private pruning: Promise<number> | null = null;
+  private closed = false;
 
   private readonly spillDir: string | undefined;
   private readonly maxBuffered: number;
   private readonly closeWriteLimitMs: number;
+  private readonly retentionMs: number | undefined;
 
   constructor(
     private readonly writer: InvocationWriter,
     private readonly log: Logger,
     flushMs = 250,
-    options: { spillDir?: string; maxBuffered?: number; closeWriteLimitMs?: number } = {},
+    options: { spillDir?: string; maxBuffered?: number; closeWriteLimitMs?: number; retentionMs?: number; pruneEveryMs?: number } = {},
   ) {
     this.closeWriteLimitMs = options.closeWriteLimitMs ?? CLOSE_WRITE_LIMIT_MS;
     this.spillDir = options.spillDir;
     this.maxBuffered = options.maxBuffered ?? MAX_BUFFERED;
     this.timer = setInterval(() => void this.flush(), flushMs);
     this.timer.unref?.();
+    this.retentionMs = options.retentionMs;
+    if (this.retentionMs !== undefined) {
+      this.pruneTimer = setInterval(() => void this.prune(), options.pruneEveryMs ?? PRUNE_EVERY_MS);
+      this.pruneTimer.unref?.();
+    }
+  }
+
+  /**
+   * Deletes invocation audit rows older than the retention (none without one), on the writer's
+   * connection, a chunk per statement so inserts are never held up for long; resolves with how
+   * many. Concurrent calls share one round.
+   */
+  prune(now = Date.now()): Promise<number> {
+    if (this.retentionMs === undefined || this.closed) return Promise.resolve(0);
+    const before = now - this.retentionMs;
+    this.pruning ??= (async () => {
+      let deleted = 0;
+      try {
+        for (let i = 0; i < PRUNE_CHUNKS_PER_ROUND && !this.closed; i++) {
+          const n = await this.writer.prune(before, PRUNE_CHUNK);
+          deleted += n;
+          if (n < PRUNE_CHUNK) break;
+        }
+      } catch (error) {
+        this.log.warn('deleting invocation audit rows past their retention failed; will retry', { error: String(error) });
+      }
+      if (deleted > 0) this.log.info(`deleted ${deleted} invocation audit rows older than ${new Date(before).toISOString()} (AUDIT_RETENTION_DAYS)`);
+      return deleted;
+    })().finally(() => {
+      this.pruning = null;
+    });
+    return this.pruning;
   }
 
   /** Called on the request path: packs the record into memory, nothing else. */
@@ -86,6 +127,9 @@ export class InvocationRecorder {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.pruneTimer);
+    this.closed = true;
+    await this.pruning; // the writer is closed below: a prune must not be left on it
     let timer: Timer | undefined;
     const limit = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.closeWriteLimitMs)));
     const written = async () => {
@@ -177,7 +221,7 @@ export class InvocationRecorder {
  * spill directory it takes over the records earlier processes spilled there, and spills what it
  * cannot write at shutdown.
  */
-export async function createRecorder(db: Database, log: Logger, spillDir?: string): Promise<InvocationRecorder> {
+export async function createRecorder(db: Database, log: Logger, spillDir?: string, retentionMs?: number): Promise<InvocationRecorder> {
   let writer: InvocationWriter = new InlineWriter(db);
   if (db.location) {
     try {
@@ -186,7 +230,12 @@ export async function createRecorder(db: Database, log: Logger, spillDir?: strin
       log.warn('invocation writer thread unavailable; writing on the serving thread', { error: String(error) });
     }
   }
-  const recorder = new InvocationRecorder(writer, log, 250, spillDir === undefined ? {} : { spillDir });
+  const recorder = new InvocationRecorder(writer, log, 250, {
+    ...(spillDir === undefined ? {} : { spillDir }),
+    ...(retentionMs === undefined ? {} : { retentionMs }),
+  });
+  // A first round soon after the start, then every PRUNE_EVERY_MS.
+  if (retentionMs !== undefined) setTimeout(() => void recorder.prune(), 5_000).unref?.();
   if (spillDir !== undefined) {
     const claimed = claimSpilled(spillDir);
     for (const file of claimed.unreadable) log.error(`a spill file of invocation records could not be read; left as ${file}`);

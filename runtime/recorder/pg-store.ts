@@ -54,6 +54,14 @@ export class PostgresInvocationStore {
     return { written };
   }
 
+  /** Deletes up to `max` invocation rows older than `before` (epoch ms); returns how many. */
+  async prune(before: number, max: number): Promise<number> {
+    const deleted = await this.sql`
+      DELETE FROM audit WHERE seq IN (
+        SELECT seq FROM audit WHERE at < ${new Date(before).toISOString()}::timestamptz AND kind = 'invocation' ORDER BY at LIMIT ${max})`;
+    return deleted.count;
+  }
+
   async close(): Promise<void> {
     await this.sql.end({ timeout: 5 });
   }

@@ -26,6 +26,7 @@ export class SqliteInvocationStore {
   private readonly insertMany;
   private readonly upsertStats;
   private readonly upsertLatency;
+  private readonly deleteOld;
 
   constructor(file: string) {
     this.client = new SqliteClient(file, { strict: true });
@@ -42,6 +43,10 @@ export class SqliteInvocationStore {
          status_4xx = status_4xx + excluded.status_4xx, status_5xx = status_5xx + excluded.status_5xx,
          last_invoked_at = CASE WHEN last_invoked_at IS NULL OR excluded.last_invoked_at > last_invoked_at
                                 THEN excluded.last_invoked_at ELSE last_invoked_at END`,
+    );
+    // Oldest first along the `at` index; change rows (the control plane's) are never pruned.
+    this.deleteOld = this.client.prepare(
+      `DELETE FROM audit WHERE seq IN (SELECT seq FROM audit WHERE at < $before AND kind = 'invocation' ORDER BY at LIMIT $max)`,
     );
     this.upsertLatency = this.client.prepare(
       `INSERT INTO endpoint_latency (endpoint_id, bucket, count) VALUES ($endpoint, $bucket, $count)
@@ -80,6 +85,11 @@ export class SqliteInvocationStore {
       return { written, error: error instanceof Error ? error.message : String(error) };
     }
     return { written };
+  }
+
+  /** Deletes up to `max` invocation rows older than `before` (epoch ms); returns how many. */
+  prune(before: number, max: number): number {
+    return this.deleteOld.run({ before, max }).changes;
   }
 
   close(): void {

@@ -17,5 +17,7 @@ export interface InvocationRecord {
 /** Writes a batch; resolves with how many of its records were stored (a prefix of them, in order). */
 export interface InvocationWriter {
   write(batch: RecordBatch): Promise<number>;
+  /** Deletes up to `max` invocation audit rows older than `before` (epoch ms), oldest first; resolves with how many. */
+  prune(before: number, max: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 // Stores invocation records: each chunk's audit rows and the statistics derived from exactly those
 // rows go in one short transaction, so a retried chunk can never count twice and the write lock
 // (SQLite has one per database) is never held for long.
+import { and, asc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database } from '../../src/db/index.ts';
 import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/endpoints/statistics.ts';
 import type { InvocationRecord } from './types.ts';
@@ -41,6 +42,18 @@ export async function writeInvocations(db: Database, records: InvocationRecord[]
     return { written, error: error instanceof Error ? error.message : String(error) };
   }
   return { written };
+}
+
+/** Deletes up to `max` invocation audit rows older than `before` (epoch ms), oldest first; returns how many. */
+export async function pruneInvocations(db: Database, before: number, max: number): Promise<number> {
+  const { audit } = db.t;
+  const oldest = db.read((q) =>
+    q.select({ seq: audit.seq }).from(audit).where(and(lt(audit.at, new Date(before)), eq(audit.kind, 'invocation'))).orderBy(asc(audit.at)).limit(max),
+  );
+  const seqs = (await oldest).map((r) => r.seq);
+  if (seqs.length === 0) return 0;
+  const deleted = await db.write((q) => q.delete(audit).where(inArray(audit.seq, seqs)).returning({ seq: audit.seq }));
+  return deleted.length;
 }
 
 export interface WriteResult {

@@ -1,6 +1,7 @@
 // The invocation writer's thread: its own connection to the database, so the serving thread never
 // blocks on inserts (bun:sqlite is synchronous) nor spends its time building them. Messages:
-// {id, batch} in (batch.ts), {id, written, error?} out.
+// {id, batch} in (batch.ts), {id, written, error?} out; {id, prune: {before, max}} deletes old
+// invocation rows, {id, written: deleted} out.
 import type { DatabaseLocation } from '../../src/db/index.ts';
 import { decodeBatch, type RecordBatch } from './batch.ts';
 import { SqliteInvocationStore } from './sqlite-store.ts';
@@ -10,6 +11,7 @@ declare const self: Worker;
 
 interface Store {
   write(records: ReturnType<typeof decodeBatch>): WriteResult | Promise<WriteResult>;
+  prune(before: number, max: number): number | Promise<number>;
   close(): void | Promise<void>;
 }
 
@@ -22,7 +24,7 @@ async function openStore(location: DatabaseLocation): Promise<Store> {
   return new PostgresInvocationStore(location);
 }
 
-self.onmessage = async (event: MessageEvent<{ id: number; location?: DatabaseLocation; batch?: RecordBatch; close?: true }>) => {
+self.onmessage = async (event: MessageEvent<{ id: number; location?: DatabaseLocation; batch?: RecordBatch; prune?: { before: number; max: number }; close?: true }>) => {
   const { id } = event.data;
   try {
     const location = event.data.location;
@@ -38,6 +40,11 @@ self.onmessage = async (event: MessageEvent<{ id: number; location?: DatabaseLoc
       return;
     }
     if (!store) throw new Error('writer not opened');
+    const prune = event.data.prune;
+    if (prune) {
+      self.postMessage({ id, written: await store.prune(prune.before, prune.max) });
+      return;
+    }
     const records = event.data.batch ? decodeBatch(event.data.batch) : [];
     const result = await store.write(records);
     // The bytes go back either way: unwritten records are retried, a written batch's buffer is reused.

@@ -3,10 +3,11 @@
 import type { Database, DatabaseLocation } from '../../src/db/index.ts';
 import { decodeBatch, type RecordBatch } from './batch.ts';
 import type { InvocationWriter } from './types.ts';
-import { writeInvocations } from './write.ts';
+import { pruneInvocations, writeInvocations } from './write.ts';
 
 interface Reply {
   id: number;
+  /** Records stored, or (for a prune) rows deleted. */
   written: number;
   error?: string;
   /** A batch's bytes, handed back when not all of its records were stored. */
@@ -44,6 +45,12 @@ export class ThreadWriter implements InvocationWriter {
     return reply.written;
   }
 
+  async prune(before: number, max: number): Promise<number> {
+    const reply = await this.send({ prune: { before, max } });
+    if (reply.error) throw new Error(reply.error);
+    return reply.written;
+  }
+
   async close(): Promise<void> {
     await this.send({ close: true });
     this.worker.terminate();
@@ -65,6 +72,10 @@ export class InlineWriter implements InvocationWriter {
     const { written, error } = await writeInvocations(this.db, decodeBatch(batch));
     if (error && written === 0) throw new Error(error);
     return written;
+  }
+
+  prune(before: number, max: number): Promise<number> {
+    return pruneInvocations(this.db, before, max);
   }
 
   async close(): Promise<void> {}

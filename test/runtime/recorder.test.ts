@@ -72,6 +72,30 @@ describe.each(cases)('$name', ({ open }) => {
     }
     await db.close();
   });
+
+  test('with a retention, invocation rows older than it are deleted, chunk by chunk; newer ones and change rows stay', async () => {
+    const db = await open();
+    const day = 86_400_000;
+    const recorder = await createRecorder(db, silentLogger, undefined, 30 * day);
+    const endpoint = crypto.randomUUID();
+    const now = Date.now();
+    // 12,001 old rows: more than two of the recorder's 5,000-row statements.
+    for (let i = 0; i < 12_001; i++) recorder.record({ ...record(endpoint, 200, 1), at: now - 40 * day + i });
+    for (let i = 0; i < 7; i++) recorder.record({ ...record(endpoint, 200, 1), at: now - day });
+    await recorder.flush();
+    await db.write((q) => q.insert(db.t.audit).values({
+      id: crypto.randomUUID(), at: new Date(now - 400 * day), kind: 'change', action: 'endpoint.create', resourceType: 'endpoint', resourceId: endpoint,
+    }));
+    expect(await recorder.prune(now)).toBe(12_001);
+    expect(await recorder.prune(now)).toBe(0);
+    const left = (await db.read((q) => q.select().from(db.t.audit))).filter((r) => r.resourceId === endpoint);
+    expect(left.filter((r) => r.kind === 'invocation').map((r) => r.at.getTime())).toEqual(Array(7).fill(now - day));
+    expect(left.filter((r) => r.kind === 'change')).toHaveLength(1);
+    // The statistics are not the audit trail: every invocation still counts.
+    expect((await readStatistics(db, endpoint)).invocations).toBe(12_008);
+    await recorder.close();
+    await db.close();
+  }, 30_000);
 });
 
 test('a failed write keeps every record for the next attempt', async () => {
@@ -83,6 +107,7 @@ test('a failed write keeps every record for the next attempt', async () => {
       if (failures-- > 0) throw new Error('database unavailable');
       return inline.write(records);
     },
+    prune: async () => 0,
     close: async () => {},
   };
   const recorder = new InvocationRecorder(flaky, silentLogger, 60_000);
@@ -108,6 +133,7 @@ test('a partial write keeps the rest, in order, and nothing counts twice', async
       for (const r of decodeBatch(batch).slice(0, 4)) head.append(r);
       return inline.write(head.seal());
     },
+    prune: async () => 0,
     close: async () => {},
   };
   const recorder = new InvocationRecorder(halfway, silentLogger, 60_000);
@@ -146,6 +172,7 @@ describe('records the database cannot take', () => {
     write: async () => {
       throw new Error('database unavailable');
     },
+    prune: async () => 0,
     close: async () => {},
   };
 
@@ -181,6 +208,7 @@ describe('records the database cannot take', () => {
         batch.bytes = new Uint8Array(0);
         return new Promise<number>(() => {});
       },
+      prune: async () => 0,
       close: () => new Promise<void>(() => {}),
     };
     const first = new InvocationRecorder(hangs, silentLogger, 60_000, { spillDir: dir, closeWriteLimitMs: 300 });
