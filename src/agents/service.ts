@@ -4,7 +4,7 @@ import type { PrincipalStore } from '../auth/principals.ts';
 import type { GroupStore } from '../auth/groups.ts';
 import { ProblemError, notFound, type Violation } from '../http/problem.ts';
 import { validBody } from '../http/body.ts';
-import { ifMatchAccepts } from '../http/etag.ts';
+import { assertIfMatch, preconditionFailed } from '../http/etag.ts';
 import { inWorkspace, isAdmin } from '../auth/roles.ts';
 import { creationWorkspace, type WorkspaceStore } from '../auth/workspaces.ts';
 import { isUuid } from '../lib/ids.ts';
@@ -79,12 +79,11 @@ export class AgentService {
       await this.deps.agents.delete(id);
       return;
     }
-    const stale = () => new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${agent.version}`, { extra: { currentVersion: agent.version } });
-    if (!ifMatchAccepts(ifMatch, agent.version)) throw stale();
+    assertIfMatch(ifMatch, agent.version);
     // Deleted only while still at the version checked: an update in between makes it 412.
     if (!(await this.deps.agents.delete(id, agent.version))) {
       const now = await this.deps.agents.get(id);
-      if (now) throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${now.version}`, { extra: { currentVersion: now.version } });
+      if (now) throw preconditionFailed(now.version);
     }
   }
 
@@ -105,11 +104,7 @@ export class AgentService {
         throw await this.withReferenceViolations(error, rawBody, agent);
       }
 
-      if (ifMatch !== null && !ifMatchAccepts(ifMatch, agent.version)) {
-        throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${agent.version}`, {
-          extra: { currentVersion: agent.version },
-        });
-      }
+      assertIfMatch(ifMatch, agent.version);
       if (body.version !== undefined && body.version !== agent.version) throw versionConflict(agent.version);
 
       const { version: _version, ...fields } = body;

@@ -1,16 +1,13 @@
 // Optimistic locking of components, with the agents' rules (DESIGN §4): `version` in the body
 // (409 VERSION_CONFLICT) and `If-Match: "<version>"` (412), both carrying `currentVersion`.
-import { ifMatchAccepts } from '../http/etag.ts';
+import { assertIfMatch } from '../http/etag.ts';
 import { ProblemError } from '../http/problem.ts';
 
 export const versionConflict = (currentVersion: number) =>
   new ProblemError(409, 'VERSION_CONFLICT', `The component is at version ${currentVersion}`, { extra: { currentVersion } });
 
-export const preconditionFailed = (currentVersion: number) =>
-  new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${currentVersion}`, { extra: { currentVersion } });
-
 /** Throws 412 / 409 when the caller's precondition names another version. */
 export function assertPreconditions(current: number, ifMatch: string | null, bodyVersion: number | undefined): void {
-  if (ifMatch !== null && !ifMatchAccepts(ifMatch, current)) throw preconditionFailed(current);
+  assertIfMatch(ifMatch, current);
   if (bodyVersion !== undefined && bodyVersion !== current) throw versionConflict(current);
 }

@@ -15,7 +15,8 @@ import { contentFromCreate, contentFromUpdate, touchesContent } from './content.
 import { contentDigest } from './digest.ts';
 import { assertSourceValid, withSourceViolations } from './source-check.ts';
 import { assertCanRead, assertCanWrite, assertId, loadComponent } from './access.ts';
-import { assertPreconditions, preconditionFailed, versionConflict } from './locking.ts';
+import { assertPreconditions, versionConflict } from './locking.ts';
+import { preconditionFailed } from '../http/etag.ts';
 import { lockRow } from '../db/row-lock.ts';
 import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';

@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { isUuid } from '../lib/ids.ts';
 import type { Database, Orm } from '../db/index.ts';
-import { ifMatchAccepts } from '../http/etag.ts';
+import { assertIfMatch } from '../http/etag.ts';
 import { inWorkspace, isAdmin, type Principal } from '../auth/roles.ts';
 import { creationWorkspace, WorkspaceStore } from '../auth/workspaces.ts';
 import { recordChange } from '../audit/record.ts';
@@ -69,9 +69,7 @@ export class EndpointService {
   async update(principal: Principal, id: string, rawBody: unknown, ifMatch: string | null): Promise<EndpointRecord> {
     const current = await this.get(principal, id);
     const body = await this.withDigestViolations(() => validBody(rawBody, validators.update, definitionRules), rawBody, current.workspaceId, current.componentId);
-    if (ifMatch !== null && !ifMatchAccepts(ifMatch, current.version)) {
-      throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${current.version}`, { extra: { currentVersion: current.version } });
-    }
+    assertIfMatch(ifMatch, current.version);
     if (body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
     const { version: _v, ...fields } = body;
     if (Object.keys(fields).length === 0) return current;
@@ -97,9 +95,7 @@ export class EndpointService {
     const { db } = this.deps;
     await db.write(async (q) => {
       const fresh = await this.deps.store.get(id, q);
-      if (fresh && ifMatch !== null && !ifMatchAccepts(ifMatch, fresh.version)) {
-        throw new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${fresh.version}`, { extra: { currentVersion: fresh.version } });
-      }
+      if (fresh) assertIfMatch(ifMatch, fresh.version);
       if (fresh?.status === 'active') throw new ProblemError(409, 'ENDPOINT_ACTIVE', 'Disable the Endpoint before deleting it');
       await this.deps.store.delete(q, id);
       await recordChange(db, q, principal, { action: 'endpoint.delete', resourceType: 'endpoint', resourceId: id, workspaceId: current.workspaceId, beforeVersion: current.version, afterVersion: null });

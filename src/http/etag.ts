@@ -1,4 +1,5 @@
 // ETags of versioned resources: `"<version>"`, and If-Match checks against them.
+import { ProblemError } from './problem.ts';
 
 export const etagOf = (version: number) => `"${version}"`;
 
@@ -15,4 +16,13 @@ export function ifMatchAccepts(header: string, version: number): boolean {
     .split(',')
     .map((tag) => tag.trim())
     .some((tag) => tag === '*' || tag === wanted || tag === bare);
+}
+
+/** 412 for an If-Match that names another version, with the current one. */
+export const preconditionFailed = (currentVersion: number) =>
+  new ProblemError(412, 'PRECONDITION_FAILED', `If-Match does not match the current version ${currentVersion}`, { extra: { currentVersion } });
+
+/** Throws 412 unless the If-Match header (when sent) names `version`. */
+export function assertIfMatch(ifMatch: string | null, version: number): void {
+  if (ifMatch !== null && !ifMatchAccepts(ifMatch, version)) throw preconditionFailed(version);
 }

@@ -43,14 +43,13 @@ export class RunService {
       // Only under a run the caller may read: a child joins its parent's tree, whose runs its
       // events list may join (an owner of another agent would otherwise read a stranger's run).
       const parent = await this.readable(principal, body.parentRunId);
-      if (!parent || parent.workspaceId !== agent.workspaceId) {
-        throw new ProblemError(422, 'VALIDATION_FAILED', 'No such parent run', { errors: [{ pointer: '/parentRunId', message: 'No visible run with this id' }] });
-      }
+      if (!parent || parent.workspaceId !== agent.workspaceId) throw noParent();
       rootRunId = parent.rootRunId;
       const spawner = await this.agents.get(principal, parent.agentId);
       const maxChildren = maxChildRuns(spawner);
       check = {
         parentState(status) {
+          if (status === null) throw noParent();
           if (FINAL_STATES.has(status) || status === 'cancelling') {
             throw new ProblemError(409, 'RUN_FINISHED', `The parent run is ${status}: it starts no more child runs`);
           }
@@ -191,3 +190,5 @@ function maxChildRuns(agent: AgentRecord): number | undefined {
   const limits = [agent.config.maxChildRuns, agent.policy.maxChildRuns].filter((n): n is number => typeof n === 'number');
   return limits.length > 0 ? Math.min(...limits) : undefined;
 }
+
+const noParent = () => new ProblemError(422, 'VALIDATION_FAILED', 'No such parent run', { errors: [{ pointer: '/parentRunId', message: 'No visible run with this id' }] });

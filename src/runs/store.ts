@@ -9,7 +9,8 @@ type RunRow = Database['t']['runs']['$inferSelect'];
 
 /** What a new child run's parent must allow, checked with the parent locked; each throws to refuse. */
 export interface ParentCheck {
-  parentState(status: RunStatus): void;
+  /** `null`: the parent is gone (deleted with its agent since it was read). */
+  parentState(status: RunStatus | null): void;
   /** The parent's limit on child runs, if any. */
   maxChildren?: number;
   childCount(existing: number, max: number): void;
@@ -59,8 +60,7 @@ export class RunStore {
     const { runs } = this.db.t;
     // A no-op update: it locks the parent's row until the transaction ends, and reads its state.
     const [locked] = await q.update(runs).set({ eventSeq: runs.eventSeq }).where(eq(runs.id, parentId)).returning({ status: runs.status });
-    if (!locked) throw new Error(`run ${parentId} does not exist`);
-    check.parentState(locked.status as RunStatus);
+    check.parentState(locked ? (locked.status as RunStatus) : null);
     if (check.maxChildren === undefined) return;
     const [counted] = await q
       .select({ n: count() })
