@@ -3,7 +3,7 @@
 // (`componentId`, or a component guard's `definition.guard.componentId`) and agent plugins
 // (`config.plugins[].componentId`, `policy.plugins[].componentId`). JSON columns are narrowed with
 // a LIKE on their text (a UUID has no LIKE wildcards), then matched here, in either case.
-import { eq, like, or, sql, type AnyColumn } from 'drizzle-orm';
+import { and, eq, like, or, sql, type AnyColumn } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 
 export interface Dependent {
@@ -17,8 +17,13 @@ export interface Dependent {
 type JsonRecord = Record<string, unknown>;
 const isRecord = (v: unknown): v is JsonRecord => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export async function findDependents(db: Database, q: Orm, componentId: string): Promise<Dependent[]> {
-  return [...(await endpointDependents(db, q, componentId)), ...(await agentDependents(db, q, componentId))];
+/**
+ * Only what lives in the component's own workspace: a reference from another workspace never
+ * resolves (such an Endpoint cannot be activated), so it holds nothing up, and naming it would
+ * tell the component's admin about a resource they cannot see.
+ */
+export async function findDependents(db: Database, q: Orm, componentId: string, workspaceId: string): Promise<Dependent[]> {
+  return [...(await endpointDependents(db, q, componentId, workspaceId)), ...(await agentDependents(db, q, componentId, workspaceId))];
 }
 
 /**
@@ -29,12 +34,12 @@ export async function findDependents(db: Database, q: Orm, componentId: string):
 const mentions = (column: AnyColumn, id: string) => like(sql`LOWER(CAST(${column} AS TEXT))`, `%${id.toLowerCase()}%`);
 const sameId = (value: unknown, id: string): boolean => typeof value === 'string' && value.toLowerCase() === id.toLowerCase();
 
-async function endpointDependents(db: Database, q: Orm, componentId: string): Promise<Dependent[]> {
+async function endpointDependents(db: Database, q: Orm, componentId: string, workspaceId: string): Promise<Dependent[]> {
   const { endpoints: e } = db.t;
   const rows = await q
     .select({ id: e.id, name: e.name, componentId: e.componentId, definition: e.definition })
     .from(e)
-    .where(or(eq(e.componentId, componentId), mentions(e.definition, componentId)));
+    .where(and(eq(e.workspaceId, workspaceId), or(eq(e.componentId, componentId), mentions(e.definition, componentId))));
   const out: Dependent[] = [];
   for (const row of rows) {
     if (row.componentId === componentId) out.push({ type: 'endpoint', id: row.id, name: row.name, pointer: '/componentId' });
@@ -44,12 +49,12 @@ async function endpointDependents(db: Database, q: Orm, componentId: string): Pr
   return out;
 }
 
-async function agentDependents(db: Database, q: Orm, componentId: string): Promise<Dependent[]> {
+async function agentDependents(db: Database, q: Orm, componentId: string, workspaceId: string): Promise<Dependent[]> {
   const { agents: a } = db.t;
   const rows = await q
     .select({ id: a.id, name: a.name, config: a.config, policy: a.policy })
     .from(a)
-    .where(or(mentions(a.config, componentId), mentions(a.policy, componentId)));
+    .where(and(eq(a.workspaceId, workspaceId), or(mentions(a.config, componentId), mentions(a.policy, componentId))));
   const out: Dependent[] = [];
   for (const row of rows) {
     for (const [block, value] of [['config', row.config], ['policy', row.policy]] as const) {

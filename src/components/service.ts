@@ -202,7 +202,7 @@ export class ComponentService {
     await this.db.write(async (q) => {
       // Waits for writes binding this component to commit, so their Endpoints count as dependents.
       await lockRow(this.db, q, 'components', id, 'update');
-      const dependents = await findDependents(this.db, q, id);
+      const dependents = await findDependents(this.db, q, id, current.workspaceId);
       if (dependents.length > 0) {
         const names = dependents.map((d) => `${d.type} "${d.name}" (${d.id})`);
         throw new ProblemError(409, 'COMPONENT_IN_USE', `The component is used by ${[...new Set(names)].join(', ')}`, { extra: { dependents } });

@@ -332,22 +332,22 @@ describe('roles and workspaces', () => {
 });
 
 describe('delete and dependents', () => {
-  async function insertEndpoint(fields: { componentId?: string | null; guardComponentId?: string; status: 'active' | 'disabled' }) {
+  async function insertEndpoint(fields: { componentId?: string | null; guardComponentId?: string; status: 'active' | 'disabled'; workspaceId?: string }) {
     const id = crypto.randomUUID();
     const now = new Date();
     await h.db.read((q) => q.insert(h.db.t.endpoints).values({
-      id, workspaceId: defaultWorkspace, name: `ep-${id.slice(0, 8)}`, description: null, method: 'POST', path: `/x/${id}`, shape: `POST /x/${id}`,
+      id, workspaceId: fields.workspaceId ?? defaultWorkspace, name: `ep-${id.slice(0, 8)}`, description: null, method: 'POST', path: `/x/${id}`, shape: `POST /x/${id}`,
       status: fields.status, componentId: fields.componentId ?? null,
       definition: { successStatus: 200, timeoutMs: 10000, ...(fields.guardComponentId ? { guard: { type: 'component', componentId: fields.guardComponentId } } : {}) },
       contractStatus: null, version: 0, createdBy: compAdmin.id, createdAt: now, updatedAt: now,
     }));
     return id;
   }
-  async function insertAgent(config: Record<string, unknown>, policy: Record<string, unknown> = {}) {
+  async function insertAgent(config: Record<string, unknown>, policy: Record<string, unknown> = {}, workspaceId = defaultWorkspace) {
     const id = crypto.randomUUID();
     const now = new Date();
     await h.db.read((q) => q.insert(h.db.t.agents).values({
-      id, workspaceId: defaultWorkspace, name: `agent-${id.slice(0, 8)}`, desc: null, status: 'ACTIVE', ownerId: compAdmin.id, ownerType: 'USER',
+      id, workspaceId, name: `agent-${id.slice(0, 8)}`, desc: null, status: 'ACTIVE', ownerId: compAdmin.id, ownerType: 'USER',
       serviceAccountUserId: null, metadata: {}, config, policy, version: 0, createdAt: now, updatedAt: now,
     }));
     return id;
@@ -378,6 +378,15 @@ describe('delete and dependents', () => {
     expect(disabled.body.dependents).toEqual([expect.objectContaining({ type: 'endpoint', id: endpointId, pointer: '/componentId' })]);
     await h.db.read((q) => q.delete(h.db.t.endpoints).where(eq(h.db.t.endpoints.id, endpointId)));
     expect((await h.json('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key })).status).toBe(204);
+  });
+
+  test("references from another workspace (which never resolve) neither block the delete nor show in it", async () => {
+    const c = await create(lowcode());
+    await insertEndpoint({ componentId: c.id, status: 'disabled', workspaceId: otherWorkspace });
+    await insertEndpoint({ componentId: crypto.randomUUID(), guardComponentId: c.id, status: 'disabled', workspaceId: otherWorkspace });
+    await insertAgent({ plugins: [{ id: 'p', name: 'n', componentId: c.id }] }, {}, otherWorkspace);
+    const r = await h.json('DELETE', `/api/v1/components/${c.id}`, { key: compAdmin.key });
+    expect(r.status).toBe(204);
   });
 
   test('an active Endpoint using it as its guard blocks too', async () => {
