@@ -51,39 +51,39 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
       ...admins,
       ...operation({ summary: 'List Endpoint definitions (list engine)', tag: 'Endpoints', list: true }),
     })
-    .get('/endpoints/:id', async ({ principal, params, set }) => {
-      const e = await endpoints.get(principal, params.id);
+    .get('/endpoints/:endpointId', async ({ principal, params, set }) => {
+      const e = await endpoints.get(principal, params.endpointId);
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
     }, { ...admins, ...operation({ summary: 'Get an Endpoint definition', tag: 'Endpoints' }) })
-    .patch('/endpoints/:id', async ({ principal, params, body, request, set }) => {
-      const e = await endpoints.update(principal, params.id, body, request.headers.get('if-match'));
+    .patch('/endpoints/:endpointId', async ({ principal, params, body, request, set }) => {
+      const e = await endpoints.update(principal, params.endpointId, body, request.headers.get('if-match'));
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
     }, { ...admins, ...operation({ summary: 'Update an Endpoint definition (optimistic locking with version / If-Match)', tag: 'Endpoints', body: EndpointUpdateBody, errors: [409, 412] }) })
-    .delete('/endpoints/:id', async ({ principal, params, request, set }) => {
-      await endpoints.delete(principal, params.id, request.headers.get('if-match'));
+    .delete('/endpoints/:endpointId', async ({ principal, params, request, set }) => {
+      await endpoints.delete(principal, params.endpointId, request.headers.get('if-match'));
       set.status = 204;
     }, { ...admins, ...operation({ summary: 'Delete a disabled Endpoint definition (If-Match: only at that version, else 412)', tag: 'Endpoints', responses: { 204: 'Deleted' }, errors: [409, 412] }) })
-    .post('/endpoints/:id/activate', async ({ principal, params, set }) => {
-      const e = await endpoints.activate(principal, params.id);
+    .post('/endpoints/:endpointId/activate', async ({ principal, params, set }) => {
+      const e = await endpoints.activate(principal, params.endpointId);
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
     }, { ...admins, ...operation({ summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route)', tag: 'Endpoints', errors: [409, 422] }) })
-    .post('/endpoints/:id/disable', async ({ principal, params, set }) => {
-      const e = await endpoints.disable(principal, params.id);
+    .post('/endpoints/:endpointId/disable', async ({ principal, params, set }) => {
+      const e = await endpoints.disable(principal, params.endpointId);
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
     }, { ...admins, ...operation({ summary: 'Disable an Endpoint', tag: 'Endpoints' }) })
-    .post('/endpoints/:id/validate', ({ principal, params }) => endpoints.validate(principal, params.id), {
+    .post('/endpoints/:endpointId/validate', ({ principal, params }) => endpoints.validate(principal, params.endpointId), {
       ...admins,
       ...operation({ summary: 'Contract validation: {valid, errors, warnings}', tag: 'Endpoints' }),
     })
-    .get('/endpoints/:id/statistics', async ({ principal, params }) => {
-      const e = await endpoints.get(principal, params.id);
+    .get('/endpoints/:endpointId/statistics', async ({ principal, params }) => {
+      const e = await endpoints.get(principal, params.endpointId);
       return readStatistics(deps.db, e.id);
     }, { ...admins, ...operation({ summary: 'Invocation statistics', tag: 'Endpoints' }) })
-    .get('/endpoints/:id/openapi', ({ principal, params }) => deps.openapi.one(principal, params.id), {
+    .get('/endpoints/:endpointId/openapi', ({ principal, params }) => deps.openapi.one(principal, params.endpointId), {
       ...admins,
       ...operation({ summary: 'Generated OpenAPI document for one Endpoint', tag: 'Endpoints' }),
     });
