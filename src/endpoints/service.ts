@@ -212,7 +212,7 @@ export class EndpointService {
    */
   private async withDigestViolations<T>(validate: () => T, raw: unknown, workspaceId: string | undefined, currentComponentId: string | null = null): Promise<T> {
     try {
-      return validate();
+      return lowerCaseDigests(validate());
     } catch (error) {
       if (!(error instanceof ProblemError) || error.status !== 422 || !error.errors || raw === null || typeof raw !== 'object') throw error;
       const body = raw as { componentId?: unknown; componentDigest?: unknown; workspaceId?: unknown };
@@ -270,6 +270,16 @@ function pathRule(body: unknown): Violation[] {
 }
 
 /** The rules of a create or PATCH body beyond its schema. */
+const HEX_DIGEST = /^sha256:[0-9a-f]{64}$/i;
+
+/** Digests are stored in lower-case hex; one sent in capitals names the same revision. */
+function lowerCaseDigests<T>(body: T): T {
+  const b = body as { componentDigest?: unknown; guard?: { componentDigest?: unknown } | null };
+  if (typeof b.componentDigest === 'string' && HEX_DIGEST.test(b.componentDigest)) b.componentDigest = b.componentDigest.toLowerCase();
+  if (b.guard && typeof b.guard.componentDigest === 'string' && HEX_DIGEST.test(b.guard.componentDigest)) b.guard.componentDigest = b.guard.componentDigest.toLowerCase();
+  return body;
+}
+
 const definitionRules = (body: unknown): Violation[] => [...pathRule(body), ...staticHeaderViolations(body)];
 
 function assertValid(status: ContractStatus, detail: string): void {

@@ -36,6 +36,20 @@ test('a new active revision re-validates followers, not pinned Endpoints', async
   expect(unpinned.body.contractStatus.valid).toBe(false);
 });
 
+test('a digest sent in capitals names the same revision (stored in lower case), for the component and a guard', async () => {
+  const c = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'caps', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] } });
+  const v = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'caps-guard', kind: 'json-validator', schema: { type: 'object' } } });
+  const digest: string = c.body.activeRevision.digest;
+  const shout = (d: string) => `SHA256:${d.slice('sha256:'.length).toUpperCase()}`;
+  const e = await p.json<Record<string, any>>('POST', '/api/v1/endpoints', {
+    body: { name: 'caps', method: 'POST', path: '/caps', componentId: c.body.id, componentDigest: shout(digest), guard: { type: 'component', componentId: v.body.id, componentDigest: shout(v.body.activeRevision.digest) } },
+  });
+  expect(e.status).toBe(201);
+  expect(e.body.componentDigest).toBe(digest);
+  expect(e.body.guard.componentDigest).toBe(v.body.activeRevision.digest);
+  expect(e.body.contractStatus.valid).toBe(true);
+});
+
 test('an unknown componentDigest is refused at create and PATCH with 422 UNKNOWN_DIGEST', async () => {
   const c = await p.json<Record<string, any>>('POST', '/api/v1/components', { body: { name: 'calc2', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] } });
   const bogus = `sha256:${'0'.repeat(64)}`;
