@@ -21,11 +21,13 @@ export class EndpointSettingsService {
     const value = { executionPolicy: body.executionPolicy, currentUser: body.currentUser ?? 'BUSINESS_USER' } as const;
     const { db } = this;
     const version = await db.write(async (q) => {
-      if (value.executionPolicy.mode === 'SERVICE_ACCOUNT') {
-        const id = value.executionPolicy.serviceAccountId;
+      // A named account must exist in either mode (CALLER keeps it for a later switch); the mode
+      // that runs as it needs it active and with platform access.
+      const { mode, serviceAccountId: id } = value.executionPolicy;
+      if (mode === 'SERVICE_ACCOUNT' || id !== undefined) {
         const account = id ? await loadPrincipal(db, q, id) : null;
         const message = !account || account.kind !== 'SERVICE_ACCOUNT' ? 'No service account with this id'
-          : !account.active || !account.platformAccess ? 'The service account must be active and have platform access' : null;
+          : mode === 'SERVICE_ACCOUNT' && (!account.active || !account.platformAccess) ? 'The service account must be active and have platform access' : null;
         if (message) throw new ProblemError(422, 'VALIDATION_FAILED', message, { errors: [{ pointer: '/executionPolicy/serviceAccountId', message }] });
       }
       await writeSettings(db, q, value);

@@ -284,6 +284,21 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'CALLER' } } });
     });
 
+    test('CALLER mode may keep a serviceAccountId, which must name a service account (any state); SERVICE_ACCOUNT needs a usable one', async () => {
+      const inactive = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'parked', roles: [], platformAccess: false, active: false } });
+      const user = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name: 'not-an-account', email: 'naa@example.com', roles: [], platformAccess: true } });
+      for (const id of [crypto.randomUUID(), user.body.id]) {
+        const r = await p.json<Record<string, any>>('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'CALLER', serviceAccountId: id } } });
+        expect(r.status).toBe(422);
+        expect(r.body.errors).toEqual([{ pointer: '/executionPolicy/serviceAccountId', message: 'No service account with this id' }]);
+      }
+      const kept = await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'CALLER', serviceAccountId: inactive.body.id } } });
+      expect(kept.body).toEqual({ executionPolicy: { mode: 'CALLER', serviceAccountId: inactive.body.id }, currentUser: 'BUSINESS_USER', saved: true });
+      const unusable = await p.json<Record<string, any>>('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: inactive.body.id } } });
+      expect(unusable.status).toBe(422);
+      await p.json('PUT', '/api/v1/endpoints/settings', { body: { executionPolicy: { mode: 'CALLER' } } });
+    });
+
     test('what GET returns can be PUT back as is: saved is read-only and ignored', async () => {
       const got = await p.json<Record<string, unknown>>('GET', '/api/v1/endpoints/settings');
       const put = await p.json('PUT', '/api/v1/endpoints/settings', { body: { ...got.body, currentUser: 'EXECUTION_ACCOUNT', saved: false } });
