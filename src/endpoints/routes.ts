@@ -65,16 +65,16 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
       await endpoints.delete(principal, params.endpointId, request.headers.get('if-match'));
       set.status = 204;
     }, { ...admins, ...operation({ summary: 'Delete a disabled Endpoint definition (If-Match: only at that version, else 412)', tag: 'Endpoints', responses: { 204: 'Deleted' }, errors: [409, 412] }) })
-    .post('/endpoints/:endpointId/activate', async ({ principal, params, set }) => {
-      const e = await endpoints.activate(principal, params.endpointId);
+    .post('/endpoints/:endpointId/activate', async ({ principal, params, request, set }) => {
+      const e = await endpoints.activate(principal, params.endpointId, request.headers.get('if-match'));
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route)', tag: 'Endpoints', errors: [409, 422] }) })
-    .post('/endpoints/:endpointId/disable', async ({ principal, params, set }) => {
-      const e = await endpoints.disable(principal, params.endpointId);
+    }, { ...admins, ...operation({ summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route; If-Match: only from that version, else 412)', tag: 'Endpoints', errors: [409, 412, 422] }) })
+    .post('/endpoints/:endpointId/disable', async ({ principal, params, request, set }) => {
+      const e = await endpoints.disable(principal, params.endpointId, request.headers.get('if-match'));
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ summary: 'Disable an Endpoint', tag: 'Endpoints' }) })
+    }, { ...admins, ...operation({ summary: 'Disable an Endpoint (If-Match: only from that version, else 412)', tag: 'Endpoints', errors: [412] }) })
     .post('/endpoints/:endpointId/validate', ({ principal, params }) => endpoints.validate(principal, params.endpointId), {
       ...admins,
       ...operation({ summary: 'Contract validation: {valid, errors, warnings}', tag: 'Endpoints' }),

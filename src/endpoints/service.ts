@@ -108,8 +108,10 @@ export class EndpointService {
     return this.deps.db.read((q) => validateContract(q, endpoint, this.deps.contract));
   }
 
-  async activate(principal: Principal, id: string): Promise<EndpointRecord> {
+  /** Activate; with If-Match, only from the version it names (412 otherwise). */
+  async activate(principal: Principal, id: string, ifMatch: string | null = null): Promise<EndpointRecord> {
     const current = await this.get(principal, id);
+    assertIfMatch(ifMatch, current.version);
     const next: EndpointRecord = { ...current, status: 'active' };
     const { version, published } = await this.commit(current, next, principal, 'endpoint.activate', async (q) => {
       next.contractStatus = await validateContract(q, next, this.deps.contract);
@@ -120,8 +122,10 @@ export class EndpointService {
     return version;
   }
 
-  async disable(principal: Principal, id: string): Promise<EndpointRecord> {
+  /** Disable; with If-Match, only from the version it names (412 otherwise). */
+  async disable(principal: Principal, id: string, ifMatch: string | null = null): Promise<EndpointRecord> {
     const current = await this.get(principal, id);
+    assertIfMatch(ifMatch, current.version);
     const next: EndpointRecord = { ...current, status: 'disabled' };
     const { version, published } = await this.commit(current, next, principal, 'endpoint.disable', async () => {}, current.status === 'disabled');
     if (published) await this.deps.publisher.published(published);

@@ -133,6 +133,19 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect((await p.json('GET', `/api/v1/endpoints/${id}`, { key: adminKey })).status).toBe(404);
     });
 
+    test('activate and disable honour If-Match: a stale one → 412 and the status stays', async () => {
+      const r = await create(staticDef('/activate-if-match'));
+      const id = r.body.id;
+      const stale = await p.json<Record<string, any>>('POST', `/api/v1/endpoints/${id}/activate`, { key: adminKey, headers: { 'if-match': '"7"' } });
+      expect(stale.status).toBe(412);
+      expect(stale.body).toMatchObject({ code: 'PRECONDITION_FAILED', currentVersion: 0 });
+      const active = await p.json<Record<string, any>>('POST', `/api/v1/endpoints/${id}/activate`, { key: adminKey, headers: { 'if-match': '"0"' } });
+      expect(active.body).toMatchObject({ status: 'active', version: 1 });
+      expect((await p.json('POST', `/api/v1/endpoints/${id}/disable`, { key: adminKey, headers: { 'if-match': '"0"' } })).status).toBe(412);
+      expect((await p.json<Record<string, any>>('GET', `/api/v1/endpoints/${id}`, { key: adminKey })).body.status).toBe('active');
+      expect((await p.json<Record<string, any>>('POST', `/api/v1/endpoints/${id}/disable`, { key: adminKey, headers: { 'if-match': '"1"' } })).body.status).toBe('disabled');
+    });
+
     test('a bad PATCH changes nothing', async () => {
       const r = await create(staticDef('/unchanged'));
       const before = await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: adminKey });
