@@ -3,7 +3,7 @@
 // trivial command and builds the host command line from the layers that work. When the
 // unprivileged user cannot read the Bun binary or the host program, both are placed in a private
 // 0755 directory first.
-import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, JIT_HEADROOM_MB } from '../limits.ts';
@@ -148,9 +148,16 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   return { argv, missing, masked: tmpfs ? masked : [], cleanup };
 }
 
-/** Copies (or hard-links) Bun and the executor's sources into a fresh root-owned 0755 directory. */
+const COPY_PREFIX = 'bun-executor-';
+
+/**
+ * Copies (or hard-links) Bun and the executor's sources into a fresh root-owned 0755 directory,
+ * named after this process. Copies left by servers that died without closing (SIGKILL, a crash:
+ * ~100 MB each) are removed first.
+ */
 function makePrivateCopy(): { bun: string; hostMain: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'bun-executor-'));
+  removeOrphanedCopies(tmpdir());
+  const dir = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
   chmodSync(dir, 0o755);
   const bun = join(dir, 'bun');
   const bunMode = statSync(process.execPath).mode;
@@ -170,6 +177,34 @@ function makePrivateCopy(): { bun: string; hostMain: string; cleanup(): void } {
     hostMain: join(target, relative(EXECUTOR_DIR, HOST_MAIN)),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** Removes `bun-executor-<pid>-*` directories whose process is gone (a live pid, reused or not, is left alone). */
+export function removeOrphanedCopies(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = /^bun-executor-(\d+)-/.exec(name);
+    if (!owner || isAlive(Number(owner[1]))) continue;
+    try {
+      rmSync(join(dir, name), { recursive: true, force: true });
+    } catch {
+      // someone else's, or already gone
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
 }
 
 function chmodTree(path: string): void {

@@ -2,13 +2,13 @@
 // private copy, host crashes and replacement, orderly close, and that no host or process a
 // component started outlives the server.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
 import { alive, descendants, withArgs, waitUntil } from './fixtures/proc.ts';
 import { worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
-import { hostAllocatorSetting } from '../../../runtime/executor/server/sandbox.ts';
+import { hostAllocatorSetting, removeOrphanedCopies } from '../../../runtime/executor/server/sandbox.ts';
 import { baseInput, both, failureOf, node, request, resultOf } from './helpers.ts';
 
 /** What the sandbox masks on this machine: every directory anyone may write. */
@@ -193,6 +193,26 @@ describe('sandbox (process isolation)', () => {
     }
     expect(existsSync(dir)).toBe(false);
   }, 20_000);
+
+  test('a private copy left by a server that died is removed; one whose server lives, and other names, are kept', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orphans-'));
+    let dead = 4_000_000;
+    for (;;) {
+      try {
+        process.kill(dead, 0);
+        dead--;
+      } catch {
+        break;
+      }
+    }
+    for (const name of [`bun-executor-${dead}-aaaa`, `bun-executor-${process.pid}-bbbb`, 'bun-executor-cccc', 'unrelated']) {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'bun'), 'x');
+    }
+    removeOrphanedCopies(dir);
+    expect(readdirSync(dir).sort()).toEqual([`bun-executor-${process.pid}-bbbb`, 'bun-executor-cccc', 'unrelated']);
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   test('a host gets the server\'s allocator setting and nothing else of its environment; component code sees an empty env', async () => {
     const saved = { delay: process.env.MIMALLOC_PURGE_DELAY, canary: process.env.SANDBOX_TEST_CANARY };
