@@ -50,6 +50,12 @@ export const VERIFY_TIMEOUT_MS = 10_000;
  * bounds how many invocations fail with 502 when a Worker is terminated for passing a deadline.
  */
 export const MAX_CONCURRENT_PER_WORKER = 64;
+/**
+ * A Worker with calls in flight that has answered none for this long may be stuck (a synchronous
+ * loop holds every call queued behind it): new calls of its revision go to another of the
+ * tenant's hosts while there is one to take them.
+ */
+export const WORKER_STALL_MS = 200;
 
 /**
  * Address space added on top of `memoryMb` for the host's limit. Measured here with Bun 1.4.4 (and

@@ -232,13 +232,14 @@ export class Dispatcher {
         const victim = idleVictim(host);
         if (victim) this.unload(host, victim[0], victim[1]);
       }
-      loaded = { inflight: 0, lastUsed: 0, killToken: 0, entry: p.entry };
+      loaded = { inflight: 0, lastUsed: 0, busySince: 0, lastAnswer: 0, killToken: 0, entry: p.entry };
       host.loaded.set(key, loaded);
       p.entry.hosts++;
       host.link.send(line('L', [key], p.entry.json));
     }
-    loaded.inflight++;
-    loaded.lastUsed = host.lastUsed = performance.now();
+    const now = performance.now();
+    if (loaded.inflight++ === 0) loaded.busySince = now;
+    loaded.lastUsed = host.lastUsed = now;
     host.inflight++;
     p.host = host;
     p.loaded = loaded;
@@ -299,7 +300,7 @@ export class Dispatcher {
     host.inflight--;
     const loaded = p.loaded!;
     loaded.inflight--;
-    loaded.lastUsed = host.lastUsed = performance.now();
+    loaded.lastUsed = loaded.lastAnswer = host.lastUsed = performance.now();
     // An idle host is what a tenant waiting at the ceiling needs: the pool may give it its place.
     if (host.inflight === 0 && this.wanting.size > 0) this.options.hostsChanged();
     if (p.kind === 'verify') {

@@ -1,7 +1,7 @@
 // Where an invocation goes: to the Worker already serving its revision (module state and JIT are
 // warm there) until that Worker is busy, else to a host of the revision's tenant serving the fewest
 // revisions, else to a spare host, which then belongs to that tenant for the rest of its life.
-import { MAX_CONCURRENT_PER_WORKER } from '../limits.ts';
+import { MAX_CONCURRENT_PER_WORKER, WORKER_STALL_MS } from '../limits.ts';
 import type { HostLink } from './host-link.ts';
 import type { RevisionEntry } from './revisions.ts';
 
@@ -9,6 +9,9 @@ import type { RevisionEntry } from './revisions.ts';
 export interface Loaded {
   inflight: number;
   lastUsed: number;
+  /** performance.now() when its calls in flight went from none to one, and when one last finished. */
+  busySince: number;
+  lastAnswer: number;
   /** Non-zero while a kill of this revision's Worker awaits the host's acknowledgement. */
   killToken: number;
   entry: RevisionEntry;
@@ -45,6 +48,9 @@ export interface PlacementLimits {
 /** Whether the host takes new work at all. */
 export const accepting = (host: HostEntry): boolean => !host.retiring && host.killWatch.size === 0;
 
+/** Calls in flight and none answered for WORKER_STALL_MS: perhaps stuck behind a synchronous loop. */
+export const stalled = (loaded: Loaded, now: number): boolean => loaded.inflight > 0 && now - Math.max(loaded.busySince, loaded.lastAnswer) > WORKER_STALL_MS;
+
 /**
  * The host for an invocation of revision `key` of `tenant`, or undefined (then the call queues).
  * Warm first: a Worker that already serves the revision takes calls until it has
@@ -52,10 +58,13 @@ export const accepting = (host: HostEntry): boolean => !host.retiring && host.ki
  * machine that halves the CPU per call compared with spreading). Only then, or for a revision no
  * host serves yet, a host is chosen for it among the tenant's hosts and the spares (while the
  * tenant holds fewer than its limit): the one serving the fewest revisions, which spreads a
- * tenant's components over its hosts so one component's crash or kill touches fewer others.
+ * tenant's components over its hosts so one component's crash or kill touches fewer others. A
+ * warm Worker that has stalled is the last resort: while it is stuck, new calls start the revision
+ * on another host rather than queue behind it (and fail with it when its deadline kills it).
  */
-export function pickHost(hosts: readonly HostEntry[], key: number, tenant: string, limits: PlacementLimits): HostEntry | undefined {
+export function pickHost(hosts: readonly HostEntry[], key: number, tenant: string, limits: PlacementLimits, now = performance.now()): HostEntry | undefined {
   let warm: HostEntry | undefined;
+  let stuck: HostEntry | undefined;
   let cold: HostEntry | undefined;
   let spare: HostEntry | undefined;
   let held = 0;
@@ -70,14 +79,17 @@ export function pickHost(hosts: readonly HostEntry[], key: number, tenant: strin
     if (!accepting(host)) continue;
     const loaded = host.loaded.get(key);
     if (loaded) {
-      if (loaded.inflight < MAX_CONCURRENT_PER_WORKER && loaded.killToken === 0 && (!warm || host.inflight < warm.inflight)) warm = host;
+      if (loaded.inflight >= MAX_CONCURRENT_PER_WORKER || loaded.killToken !== 0) continue;
+      if (stalled(loaded, now)) {
+        if (!stuck || host.inflight < stuck.inflight) stuck = host;
+      } else if (!warm || host.inflight < warm.inflight) warm = host;
     } else if (host.loaded.size < limits.maxWorkersPerHost || idleVictim(host)) {
       if (!cold || host.loaded.size < cold.loaded.size || (host.loaded.size === cold.loaded.size && host.inflight < cold.inflight)) cold = host;
     }
   }
   if (warm) return warm;
   if (spare && held < limits.maxHostsPerTenant && (!cold || cold.loaded.size > 0)) return spare;
-  return cold;
+  return cold ?? stuck;
 }
 
 /** How many hosts `tenant` holds, not counting those being stopped (they take no more of its work). */

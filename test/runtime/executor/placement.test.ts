@@ -7,7 +7,8 @@ import { pickHost, retireCandidate, type HostEntry, type PlacementLimits } from 
 
 const LIMITS: PlacementLimits = { maxWorkersPerHost: 4, maxHostsPerTenant: 2, bindTenants: true };
 
-function host(name: string, tenant: string | null, loaded: Record<number, number> = {}, lastUsed = 0): HostEntry {
+/** `busySince` is when each loaded revision's calls in flight began (default: just now, not stalled). */
+function host(name: string, tenant: string | null, loaded: Record<number, number> = {}, lastUsed = 0, busySince = performance.now()): HostEntry {
   const entry: HostEntry = {
     link: { name } as HostLink,
     inflight: 0,
@@ -19,7 +20,7 @@ function host(name: string, tenant: string | null, loaded: Record<number, number
     ignoredLines: 0,
   };
   for (const [key, inflight] of Object.entries(loaded)) {
-    entry.loaded.set(Number(key), { inflight, lastUsed: 0, killToken: 0, entry: { key: Number(key), tenant: tenant ?? '', json: '', hosts: 1, lastUsed: 0 } });
+    entry.loaded.set(Number(key), { inflight, lastUsed: 0, busySince, lastAnswer: 0, killToken: 0, entry: { key: Number(key), tenant: tenant ?? '', json: '', hosts: 1, lastUsed: 0 } });
     entry.inflight += inflight;
   }
   return entry;
@@ -48,6 +49,20 @@ describe('pickHost', () => {
     const full = { 1: 64 };
     expect(name(pickHost([host('a1', 'A', full), host('spare', null)], 1, 'A', LIMITS))).toBe('spare');
     expect(name(pickHost([host('a1', 'A', full), host('a2', 'A', full), host('spare', null)], 1, 'A', LIMITS))).toBeUndefined();
+  });
+
+  test('a Worker that has answered nothing for a while (a synchronous loop?) is passed over while another host can start the revision', () => {
+    const now = performance.now() + 10_000; // clear of the clock's start (lastAnswer 0 means never)
+    const stuck = () => host('a1', 'A', { 1: 1 }, 0, now - 1_000);
+    expect(name(pickHost([stuck(), host('spare', null)], 1, 'A', LIMITS, now))).toBe('spare');
+    expect(name(pickHost([stuck(), host('a2', 'A', { 2: 0 })], 1, 'A', LIMITS, now))).toBe('a2');
+    // Nowhere else to go: it stays the choice (the call queues behind the stuck one).
+    expect(name(pickHost([stuck(), host('a2', 'A', { 2: 1, 3: 1, 4: 1, 5: 1 })], 1, 'A', LIMITS, now))).toBe('a1');
+    expect(name(pickHost([stuck()], 1, 'A', { ...LIMITS, maxHostsPerTenant: 1 }, now))).toBe('a1');
+    // An answer since restarts the clock: a Worker that keeps answering is not stuck.
+    const answering = stuck();
+    answering.loaded.get(1)!.lastAnswer = now - 50;
+    expect(name(pickHost([answering, host('spare', null)], 1, 'A', LIMITS, now))).toBe('a1');
   });
 
   test('retiring hosts and hosts awaiting a kill take nothing', () => {
