@@ -64,6 +64,7 @@ async function run(id: number, secret: readonly [number, number], json: string):
 }
 
 function finish(id: number, out: string, outOfMemory: boolean): void {
+  live.get(id)?.end();
   live.delete(id);
   send(lineFor('D', id, out));
   secrets.delete(id);

@@ -58,6 +58,8 @@ export class ThrowSignal {
 
 type PlatformSender = (call: number, method: string, path: string, bodyJson: string | undefined) => void;
 
+const ENDED = 'api.platform: the invocation this api belongs to has ended';
+
 export class Invocation {
   /** Insertion-ordered results; a name set again keeps its place and takes the new value. */
   readonly results = new Map<string, { value: unknown; visible: boolean }>();
@@ -65,6 +67,8 @@ export class Invocation {
   readonly resultsByName: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   readonly logs: string[] = [];
   thrown: ThrowSignal | undefined;
+  /** Answered: an api kept past it (in module state, say) can make no more platform calls. */
+  private ended = false;
   private logBytes = 0;
   private logsTruncated = false;
   private nextCall = 1;
@@ -95,6 +99,7 @@ export class Invocation {
       currentUser: () => ({ ...request.currentUser, roles: [...request.currentUser.roles] }),
       log: (...args: unknown[]) => self.log(args),
       platform(method: string, path: string, body?: unknown): Promise<PlatformReply> {
+        if (self.ended) return Promise.reject(new Error(ENDED));
         if (typeof method !== 'string' || typeof path !== 'string') {
           return Promise.reject(new TypeError('api.platform(method, path, body?): method and path must be strings'));
         }
@@ -133,6 +138,14 @@ export class Invocation {
   setResult(name: string, value: unknown, visible: boolean): void {
     this.results.set(name, { value, visible });
     this.resultsByName[name] = value;
+  }
+
+  /** The invocation is answered: platform calls still pending, and any made later, fail at once. */
+  end(): void {
+    this.ended = true;
+    if (!this.calls) return;
+    for (const pending of this.calls.values()) pending.reject(new Error(ENDED));
+    this.calls.clear();
   }
 
   /** Settles a pending api.platform call with the server's reply. */

@@ -128,6 +128,21 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         expect(resultOf(failing)).toBe('the platform call failed');
       });
 
+      test('an api kept past its invocation makes no platform call: it rejects at once, and the new invocation runs on', async () => {
+        const code = `if (api.input().query.keep) { globalThis.kept = api; return 'kept'; }
+          try { await globalThis.kept.platform('GET', '/api/v1/me'); return 'called'; } catch (e) { return e.message; }`;
+        const revision = both(code)[kind];
+        const calls: PlatformCall[] = [];
+        const platform = async (call: PlatformCall) => {
+          calls.push(call);
+          return { status: 200, body: {} };
+        };
+        expect(resultOf(await executor.execute(request(revision, { input: { ...request(revision).input, query: { keep: '1' } }, platform })))).toBe('kept');
+        const later = await executor.execute(request(revision, { input: { ...request(revision).input, query: {} }, platform, timeoutMs: 5_000 }));
+        expect(resultOf(later)).toBe('api.platform: the invocation this api belongs to has ended');
+        expect(calls).toEqual([]);
+      });
+
       test('an uncaught error is COMPONENT_ERROR with its message only', async () => {
         const f = failureOf(await executor.execute(request(both(`function deep() { throw new TypeError('bad input: ' + api.input().params.id); } deep();`)[kind])));
         expect(f).toEqual({ kind: 'failed', status: 500, code: 'COMPONENT_ERROR', message: 'bad input: 42' });
