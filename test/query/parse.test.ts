@@ -172,6 +172,11 @@ describe('limits', () => {
     expect(refused.errors?.[0]?.message).toBe('filter exceeds a limit: a list holds more than 1000 values');
   });
 
+  test('a filter given twice is refused as such, with the way to combine them', () => {
+    const refused = problem(`filter=${j({ field: 'seq', op: 'eq', value: 1 })}&filter=${j({ field: 'type', op: 'eq', value: 'x' })}`);
+    expect(refused.errors?.[0]).toEqual({ pointer: '/query/filter', message: 'given more than once; combine the trees in one filter with {"and": [...]}' });
+  });
+
   test('bracket depth beyond the qs limit is refused (strictDepth)', () => {
     const refused = problem(`filter${'[not]'.repeat(LIMITS.bracketDepth + 1)}[field]=seq`);
     expect(refused.errors?.[0]?.pointer).toBe('/query/filter');

@@ -10,6 +10,10 @@ import { type Budget, checkJsonValue, checkString, clip, expectName, isObject, o
 
 /** Parses a whole filter parameter (JSON string or bracket object). */
 export function parseFilter(raw: unknown, pointer: string, budget: Budget): FilterNode {
+  // `filter=…&filter=…` (two trees): one filter per request; combine them with {and: [...]}.
+  if (Array.isArray(raw) && raw.length > 1 && raw.every((item) => typeof item === 'string')) {
+    fail(pointer, 'given more than once; combine the trees in one filter with {"and": [...]}');
+  }
   let value = raw;
   if (typeof value === 'string') {
     if (!looksLikeJson(value)) fail(pointer, 'expected a JSON object or bracket-style filter[...] parameters');
