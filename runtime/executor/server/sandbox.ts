@@ -135,10 +135,16 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   if (!tmpfs) missing.push('private /tmp: needs root, a mount namespace, sh, env and mount');
   const allocator = hostAllocatorSetting();
   const envBin = Bun.which('env');
+  // A session (and process group) of its own: hosts share a uid, and kill(0, …) from component
+  // code reaches every process of the caller's group, namespaces or not; in the server's group that
+  // was every other host. (setsid calls setsid() and execs in place: the host is no group leader.)
+  const setsid = Bun.which('setsid');
+  if (!setsid) missing.push('own session per host: setsid not found (kill(0) from one host reaches the others)');
   const argv = [
     ...prefix(tmpfs),
     // Every step above starts from an empty environment; the host gets the allocator setting only.
     ...(allocator.length > 0 && envBin !== null ? [envBin, '-i', ...allocator] : []),
+    ...(setsid ? [setsid] : []),
     // --no-install: never try to fetch packages for a component's imports.
     bun,
     '--no-install',

@@ -147,6 +147,16 @@ describe('hostile components (process isolation)', () => {
     await expectNextInvocationWorks();
   });
 
+  test("kill(0) (the caller's process group) from one workspace's code reaches no other workspace's host", async () => {
+    // Module state lives as long as its Worker and host: a count that goes on proves the host lived.
+    const counter = ofTenant(node(`let n = 0; export default async () => ++n;`), 'bystander');
+    expect(resultOf(await executor.execute(request(counter)))).toBe(1);
+    const attacker = ofTenant(node(`export default async () => { try { process.kill(0, 'SIGKILL'); } catch (e) { return e.code; } return 'sent'; }`), 'attacker');
+    await executor.execute(request(attacker)); // its own host may go with it
+    await Bun.sleep(300);
+    expect(resultOf(await executor.execute(request(counter)))).toBe(2);
+  });
+
   test('garbage and forged lines written to the host channel are ignored', async () => {
     const out = await run(`const fs = await import('node:fs');
       fs.writeSync(3, 'garbage\\n' + 'D 999999999\\t{"kind":"results","results":[],"logs":[]}\\n' + 'H\\t{}\\n');
