@@ -37,6 +37,8 @@ export const LIMITS = {
   exprDepth: 8,
   fnArgs: 8,
   jsonPathSegments: 8,
+  /** Nesting of a contains/containedBy value (SQLite compiles each level to a subquery). */
+  containmentDepth: 12,
   nameLength: 128,
   /** Violations reported in one problem. */
   violations: 50,

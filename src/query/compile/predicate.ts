@@ -4,6 +4,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Predicate } from '../ast.ts';
 import { checkLikePattern } from '../dialect/patterns.ts';
 import { at, fail } from '../errors.ts';
+import { LIMITS } from '../limits.ts';
 import type { Operator } from '../operators.ts';
 import { coerce, coerceElement, coerceJson } from './values.ts';
 import type { Operand, Scope } from './scope.ts';
@@ -81,8 +82,12 @@ export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL
     case 'false':
       return dialect.isBool(x.jsonPath ? json() : x.sql, x.jsonPath, op === 'true');
     case 'contains':
-    case 'containedBy':
-      return dialect.jsonContains(json(), coerceJson(x.items, value, vp), op);
+    case 'containedBy': {
+      const document = coerceJson(x.items, value, vp);
+      // Each level becomes a nested subquery on SQLite, whose expression depth is bounded (1000).
+      if (nesting(document) > LIMITS.containmentDepth) fail(vp, `a ${op} value nests objects and arrays at most ${LIMITS.containmentDepth} deep`);
+      return dialect.jsonContains(json(), document, op);
+    }
     case 'arrayHas':
     case 'jsonArrayHas':
       return dialect.arrayHasAny(json(), [coerceElement(x.items, value, vp)]);
@@ -95,4 +100,12 @@ export function compilePredicate(scope: Scope, x: Operand, pred: Predicate): SQL
     case 'arrayContainedBy':
       return dialect.arrayContainedBy(json(), elements());
   }
+}
+
+/** How deep objects and arrays nest in a JSON value (a scalar: 0). */
+function nesting(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) deepest = Math.max(deepest, nesting(item));
+  return deepest + 1;
 }
