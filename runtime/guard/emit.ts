@@ -173,8 +173,11 @@ class Emitter {
       const settled = Type.String({ ...(min > 0 ? { minLength: 2 * min } : {}), ...(max !== undefined ? { maxLength: max } : {}) });
       parts.push(max !== undefined && 2 * min > max ? exact : union([settled, exact]));
     }
-    // TypeBox's String kind builds patterns without the `u` flag; its RegExp kind takes flags.
-    if (rules.pattern) parts.push(raw('RegExp', { type: 'RegExp', source: rules.pattern.source, flags: 'u' }));
+    // TypeBox's String kind builds patterns without the `u` flag; its RegExp kind takes flags. A
+    // pattern that needs RE2 (pattern.ts) is checked by its matcher.
+    const pattern = rules.pattern;
+    if (pattern?.native) parts.push(raw('RegExp', { type: 'RegExp', source: pattern.source, flags: 'u' }));
+    else if (pattern) parts.push(this.custom('pattern', [], () => (value) => typeof value === 'string' && pattern.regex.test(value)));
     return all(parts);
   }
 

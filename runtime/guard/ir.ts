@@ -8,7 +8,10 @@ export const JSON_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'ar
 /** A `pattern` or `patternProperties` key, already vetted by pattern.ts. */
 export interface Pattern {
   readonly source: string;
-  readonly regex: RegExp;
+  /** Searches a string (JSON Schema patterns are not anchored): JavaScript's engine or RE2's (linear). */
+  readonly regex: { test(value: string): boolean };
+  /** `regex` is JavaScript's own RegExp (with the `u` flag): its matching cost is bounded by the pattern alone. */
+  readonly native: boolean;
 }
 
 export interface StringRules {
