@@ -21,16 +21,41 @@ const count = (n: number, noun: string) => `${n} ${n === 1 ? noun : noun === 'pr
 const article = (types: readonly JsonType[]) =>
   types.map((t) => (t === 'null' ? 'null' : ['array', 'object', 'integer'].includes(t) ? `an ${t}` : `a ${t}`)).join(' or ');
 
+/**
+ * isValid's answers for object and array values during one top-level call: anyOf/oneOf branches
+ * ask about the same subtrees again and again, exponentially in its depth when they recurse.
+ */
+let answers: WeakMap<object, Map<GuardNode, boolean>> | null = null;
+
+function withAnswers<T>(run: () => T): T {
+  if (answers) return run();
+  answers = new WeakMap();
+  try {
+    return run();
+  } finally {
+    answers = null;
+  }
+}
+
 /** Every violation (up to MAX_VIOLATIONS) of `value` against `root`. */
 export function listViolations(root: GuardNode, value: unknown): GuardViolation[] {
   const out: GuardViolation[] = [];
-  visit(root, value, '', out);
+  withAnswers(() => visit(root, value, '', out));
   return out;
 }
 
 /** Whether `value` is valid: the same walk with nothing recorded, stopping at the first failure. */
 export function isValid(node: GuardNode, value: unknown): boolean {
-  return visit(node, value, '', null);
+  return withAnswers(() => {
+    if (value === null || typeof value !== 'object') return visit(node, value, '', null);
+    let byNode = answers!.get(value);
+    if (!byNode) answers!.set(value, (byNode = new Map()));
+    const known = byNode.get(node);
+    if (known !== undefined) return known;
+    const answer = visit(node, value, '', null);
+    byNode.set(node, answer);
+    return answer;
+  });
 }
 
 function visit(node: GuardNode, value: unknown, at: string, sink: GuardViolation[] | null): boolean {

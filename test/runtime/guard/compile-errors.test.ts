@@ -212,3 +212,29 @@ test('GuardCache reuses a compiled guard for the same schema text and stays boun
   expect(cache.compile({ type: 'string' })).not.toBe(a);
   expect(cache.compile({ if: {} }).ok).toBe(false);
 });
+
+describe('recursion through anyOf/oneOf is checked in time polynomial in the depth', () => {
+  // Two branches descend into the same child: without remembering answers, 2^depth walks.
+  const schema = {
+    anyOf: [
+      { type: 'object', properties: { n: { $ref: '#' } }, required: ['n'] },
+      { type: 'object', properties: { n: { $ref: '#' } }, required: ['n'], minProperties: 1 },
+      { type: 'integer' },
+    ],
+  };
+  const nest = (depth: number, leaf: unknown): unknown => {
+    let value = leaf;
+    for (let i = 0; i < depth; i++) value = { n: value };
+    return value;
+  };
+  for (const via of ['anyOf', 'oneOf'] as const) {
+    test(`${via}: a value 60 deep is judged, and its violations listed, at once`, () => {
+      const result = compileGuardSchema(via === 'anyOf' ? schema : { oneOf: [schema.anyOf[0], { ...schema.anyOf[1], minProperties: 2 }, schema.anyOf[2]] });
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      expect(result.guard.check(nest(60, 7))).toBe(true);
+      expect(result.guard.check(nest(60, 'x'))).toBe(false);
+      expect(result.guard.violations(nest(60, 'x')).length).toBeGreaterThan(0);
+    });
+  }
+});
