@@ -25,13 +25,14 @@ export function isOutOfMemory(err: unknown): boolean {
 /**
  * Only the visible results the response mode shows leave the Worker (all of them, the popped one,
  * or none), and the 1 MiB limit applies to what the response can carry: those values as JSON,
- * without names or wrapping.
+ * without names or wrapping (the names have a 1 MiB budget of their own).
  */
 export function encodeSuccess(inv: Invocation): string {
   if (inv.thrown) return encodeThrown(inv, inv.thrown);
   let entries = '';
   let values = '';
   let size = 0;
+  let namesSize = 0;
   const selection = inv.request.results;
   for (const [name, r] of inv.results) {
     if (!r.visible || !selected(selection, name)) continue;
@@ -41,9 +42,13 @@ export function encodeSuccess(inv: Invocation): string {
     } catch (err) {
       return failed(500, 'COMPONENT_ERROR', `a result is not JSON-serializable: ${describe(err)}`);
     }
+    const entry = valueJson === undefined ? `${entryHead(name)}}` : `${entryHead(name)},"len":${valueJson.length}}`;
     size += valueJson === undefined ? 0 : jsonBytes(valueJson);
     if (size > RESULT_LIMIT_BYTES) return failed(502, 'RESULT_TOO_LARGE', `results exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
-    const entry = valueJson === undefined ? `${entryHead(name)}}` : `${entryHead(name)},"len":${valueJson.length}}`;
+    // Names (with the entry around each) have a budget of their own: many or long ones would
+    // otherwise overflow the host's channel line and take the host, and its other calls, down.
+    namesSize += jsonBytes(entry);
+    if (namesSize > RESULT_LIMIT_BYTES) return failed(502, 'RESULT_TOO_LARGE', `result names exceed ${RESULT_LIMIT_BYTES} bytes when serialized`);
     entries = entries === '' ? entry : `${entries},${entry}`;
     if (valueJson !== undefined) values += valueJson;
   }

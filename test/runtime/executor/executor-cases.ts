@@ -165,6 +165,14 @@ export function executorCases(label: string, create: () => Promise<Executor>): v
         expect(String(resultOf(exact))).toHaveLength(RESULT_LIMIT_BYTES - 2);
       });
 
+      test('many or long result names are RESULT_TOO_LARGE too, and the host serves on', async () => {
+        const many = failureOf(await executor.execute(request(both(`for (let i = 0; i < 20000; i++) api.result('n'.repeat(100) + i, i); return undefined;`)[kind])));
+        expect(many).toMatchObject({ status: 502, code: 'RESULT_TOO_LARGE', message: expect.stringContaining('result names') });
+        const long = failureOf(await executor.execute(request(both(`api.result('n'.repeat(${RESULT_LIMIT_BYTES + 10}), 1); return undefined;`)[kind])));
+        expect(long.code).toBe('RESULT_TOO_LARGE');
+        expect(resultOf(await executor.execute(request(both(`return 'still here';`)[kind])))).toBe('still here');
+      });
+
       test('hidden results neither count towards the limit nor leave the Worker; visible ones add up', async () => {
         const hidden = await executor.execute(request(both(`api.result('big', 'h'.repeat(${RESULT_LIMIT_BYTES + 10}), { visible: false }); api.result('small', 1); return undefined;`)[kind]));
         expect(hidden).toMatchObject({ kind: 'results', results: [{ name: 'small', json: '1', visible: true }] });
