@@ -4,10 +4,10 @@
 //
 // JavaScript's engine backtracks: `(a+)+$` takes exponential time, and even `[a-z]+\d` is
 // quadratic when unanchored (100,000 characters: 12 s). So only a pattern without an unbounded
-// quantifier (`*`, `+`, `{n,}`) and without a quantified group that itself varies runs on it; every
-// other one runs on RE2 (`re2js`, a JavaScript port: linear time, ~0.6 µs for a short string
-// against ~0.05 natively). RE2 has no lookaround and no backreferences: such a pattern is refused
-// when it needs RE2, and backreferences always are.
+// quantifier (`*`, `+`, `{n,}`) and without a quantified group that itself varies (a quantifier
+// or alternatives inside) runs on it; every other one runs on RE2 (`re2js`, a JavaScript port:
+// linear time, ~0.6 µs for a short string against ~0.05 natively). RE2 has no lookaround and no
+// backreferences: such a pattern is refused when it needs RE2, and backreferences always are.
 import { RE2JS } from 're2js';
 import type { Pattern } from './ir.ts';
 
@@ -108,6 +108,10 @@ export function backtrackingHazard(source: string): string | undefined {
       const parent = stack[stack.length - 1];
       if (parent && group.variable) parent.variable = true;
       last = { group: true, variable: group.variable };
+    } else if (c === '|') {
+      // Alternatives that overlap backtrack like a variable quantifier: `(a|aa){0,30}b`.
+      stack[stack.length - 1]!.variable = true;
+      last = undefined;
     } else if (c === '*' || c === '+' || c === '?' || c === '{') {
       const quantifier = readQuantifier(source, i);
       if (quantifier === undefined) {

@@ -124,6 +124,7 @@ describe('patterns: linear-time matching where backtracking could explode; backr
     ['a.*.*.*.*.*.*.*.*b', 'a'.repeat(3000)],
     ['[a-z]+\\d', 'a'.repeat(200_000)],
     ['(\\w|\\d)*!', 'a1'.repeat(30)],
+    ['^(a|aa){0,40}b$', 'a'.repeat(60)],
   ];
   for (const [pattern, input] of hostile) {
     test(`${pattern} against ${input.length} characters answers (false) at once`, () => {
