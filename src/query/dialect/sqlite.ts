@@ -13,10 +13,13 @@ export function sqlitePath(path: readonly string[]): string {
   return `$${path.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `."${s}"`)).join('')}`;
 }
 
-// JSON elements as (type, atom) rows, integer and real counting as one type (like jsonb numerics);
-// set operations compare rows as DISTINCT does: NULLs alike, 1 and 1.0 alike.
+/** A json_each/json_type type with integer and real as one (jsonb compares numbers as numbers). */
+const numberType = (type: SQL) => sql`(CASE ${type} WHEN 'real' THEN 'integer' ELSE ${type} END)`;
+
+// JSON elements as (type, atom) rows; set operations compare rows as DISTINCT does: NULLs alike,
+// 1 and 1.0 alike.
 function elementsOf(array: SQL): SQL {
-  return sql`SELECT (CASE "e".type WHEN 'real' THEN 'integer' ELSE "e".type END), "e".atom FROM json_each(${array}) AS "e"`;
+  return sql`SELECT ${numberType(sql`"e".type`)}, "e".atom FROM json_each(${array}) AS "e"`;
 }
 
 /** The client's values as the same (type, atom) rows, bound. */
@@ -28,7 +31,6 @@ function valuesOf(values: readonly JsonScalar[]): SQL {
   };
   return sql`SELECT * FROM (VALUES ${sql.join(values.map(row), sql`, `)})`;
 }
-
 
 // JSON containment (jsonb's `@>`), compiled from the client's value, which is known: its
 // structure becomes nested EXISTS over json_each, so objects nested in arrays match in any
@@ -43,7 +45,6 @@ interface Doc {
 }
 
 const rowDoc = (alias: SQL): Doc => ({ type: sql`${alias}.type`, atom: sql`${alias}.atom`, json: sql`${alias}.value` });
-const numberType = (type: SQL) => sql`(CASE ${type} WHEN 'real' THEN 'integer' ELSE ${type} END)`;
 
 /** The document is the scalar `v` (numbers compare as numbers, 1 = 1.0, as jsonb does). */
 function isScalar(d: Doc, v: null | boolean | number | string): SQL {
