@@ -23,8 +23,9 @@ function elementsOf(array: SQL): SQL {
 }
 
 /** The client's values as the same (type, atom) rows, bound. */
-function valuesOf(values: readonly JsonScalar[]): SQL {
-  const row = (v: JsonScalar): SQL => {
+function valuesOf(values: readonly (JsonScalar | null)[]): SQL {
+  const row = (v: JsonScalar | null): SQL => {
+    if (v === null) return sql`('null', NULL)`;
     if (typeof v === 'boolean') return v ? sql`('true', 1)` : sql`('false', 0)`;
     if (typeof v === 'number') return sql`('integer', ${v})`;
     return sql`('text', ${v})`;
@@ -68,10 +69,14 @@ function holds(d: Doc, v: unknown, top: boolean, names: { next: number }): SQL {
     return sql`(${isScalar(d, v)} OR (CASE WHEN ${d.type} = 'array' THEN EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE ${isScalar(rowDoc(e), v)}) ELSE 0 END))`;
   }
   if (Array.isArray(v)) {
-    const found = v.map((item) => {
+    // Scalars as one set (indexed by SQLite: a value of 1,000 scalars against a long array is no
+    // 1,000 scans), objects and arrays one EXISTS each.
+    const scalars = v.filter(isJsonScalar);
+    const found = v.filter((item) => !isJsonScalar(item)).map((item) => {
       const e = alias(names);
       return sql`EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE ${holds(rowDoc(e), item, false, names)})`;
     });
+    if (scalars.length > 0) found.unshift(sql`NOT EXISTS (${valuesOf(scalars)} EXCEPT ${elementsOf(d.json)})`);
     return sql`(CASE WHEN ${d.type} = 'array' THEN ${found.length > 0 ? all(found) : sql`1`} ELSE 0 END)`;
   }
   const found = Object.entries(v as Record<string, unknown>).map(([key, item]) => {
@@ -86,10 +91,16 @@ function holdsIn(v: unknown, d: Doc, top: boolean, names: { next: number }): SQL
   if (isJsonScalar(v)) return isScalar(d, v);
   const e = alias(names);
   if (Array.isArray(v)) {
-    const inV = v.length > 0 ? any(v.map((item) => holdsIn(item, rowDoc(e), false, names))) : sql`0`;
-    const elements = sql`(CASE WHEN ${d.type} = 'array' THEN NOT EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE NOT (${inV})) ELSE 0 END)`;
-    // At the top level, a scalar is contained in an array that holds it.
+    // The document's scalar elements must be among v's scalars (one indexed set operation); its
+    // objects and arrays each within one of v's.
     const scalars = v.filter(isJsonScalar);
+    const containers = v.filter((item) => !isJsonScalar(item));
+    const scalarRows = sql`SELECT ${numberType(sql`"s".type`)}, "s".atom FROM json_each(${d.json}) AS "s" WHERE "s".type NOT IN ('object', 'array')`;
+    const scalarsIn = scalars.length > 0 ? sql`NOT EXISTS (${scalarRows} EXCEPT ${valuesOf(scalars)})` : sql`NOT EXISTS (${scalarRows})`;
+    const inV = containers.length > 0 ? any(containers.map((item) => holdsIn(item, rowDoc(e), false, names))) : sql`0`;
+    const containersIn = sql`NOT EXISTS (SELECT 1 FROM json_each(${d.json}) AS ${e} WHERE ${e}.type IN ('object', 'array') AND NOT (${inV}))`;
+    const elements = sql`(CASE WHEN ${d.type} = 'array' THEN (${scalarsIn} AND ${containersIn}) ELSE 0 END)`;
+    // At the top level, a scalar is contained in an array that holds it.
     return top && scalars.length > 0 ? sql`(${elements} OR ${any(scalars.map((item) => isScalar(d, item)))})` : elements;
   }
   const entries = Object.entries(v as Record<string, unknown>);
