@@ -18,7 +18,7 @@ export const SERVER_BODY_CAP = 2 ** 40;
  * reading, a chunked body is read up to the limit and no further. The limit counts the bytes
  * received, whatever they decode to; either way a leading byte order mark is dropped (as the
  * WHATWG UTF-8 decode does), so framing never changes the text. A content coding we do not
- * decode (gzip, …) is 415.
+ * decode (gzip, …) is 415; bytes that are not UTF-8 throw InvalidUtf8Error.
  */
 export async function readTextWithin(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get('content-length');
