@@ -82,7 +82,10 @@ interface Group {
   variable: boolean;
 }
 
-/** Scans a pattern that already compiled in `u` mode; returns why it is refused, if it is. */
+/**
+ * Scans a pattern that already compiled in `u` mode; returns why JavaScript's engine must not run
+ * it, if so: backreferences (refused outright), or a quantified group that varies (RE2 runs it).
+ */
 export function backtrackingHazard(source: string): string | undefined {
   const stack: Group[] = [{ variable: false }];
   // The atom a following quantifier would apply to: a closed group (with what it held) or a single item.
