@@ -183,11 +183,12 @@ export class Dispatcher {
 
   private start(p: Pending): void {
     this.unanswered++;
-    p.deadline = performance.now() + p.timeoutMs;
+    const now = performance.now();
+    p.deadline = now + p.timeoutMs;
     // One periodic sweep instead of a timer per invocation: cheaper on the hot path, and a
     // deadline is kept to within SWEEP_MS.
     this.sweep ??= setInterval(this.expire, SWEEP_MS);
-    const host = pickHost(this.hosts, p.entry.key, p.entry.tenant, this.options.limits);
+    const host = pickHost(this.hosts, p.entry.key, p.entry.tenant, this.options.limits, now);
     if (host) return this.dispatch(p, host);
     const held = this.options.limits.bindTenants ? hostsOf(this.hosts, p.entry.tenant) : this.hosts.length;
     const reason = held === 0 ? this.options.unavailable() : null;
