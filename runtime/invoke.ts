@@ -43,6 +43,22 @@ export interface RequestTimeouts {
 const idleSecondsFor = (timeoutMs: number): number => Math.ceil((timeoutMs + HOST_WAIT_LIMIT_MS) / 1000) + 5;
 
 const NO_BODY: ParsedBody = { kind: 'none' };
+const EMPTY_INPUTS: Record<string, unknown> = Object.freeze({});
+
+/**
+ * Each definition's template inputs as JSON, made at its first invocation: they are the same for
+ * every call (and may be large), and index builds stay as cheap as they were. Definitions are
+ * immutable; a new version is a new object.
+ */
+const inputsJsons = new WeakMap<CompiledEndpoint['definition'], string>();
+function inputsJsonOf(d: CompiledEndpoint['definition']): string {
+  let json = inputsJsons.get(d);
+  if (json === undefined) {
+    json = JSON.stringify(d.inputs ?? EMPTY_INPUTS);
+    inputsJsons.set(d, json);
+  }
+  return json;
+}
 
 /** One invocation's request facts, as matched. */
 interface Call {
@@ -189,9 +205,10 @@ export class Invoker {
         query,
         body: body.kind === 'json' ? body.value : undefined,
         headers: sanitizeHeaders(request.headers),
-        inputs: d.inputs ?? {},
+        inputs: d.inputs ?? EMPTY_INPUTS,
       },
       ...(body.kind === 'json' ? { bodyJson: body.text } : {}),
+      inputsJson: inputsJsonOf(d),
       results: endpoint.results,
       executionId: h.executionId,
       oid: h.oid,

@@ -61,6 +61,12 @@ export interface ExecutionRequest {
    */
   bodyJson?: string;
   /**
+   * `input.inputs` as JSON text, when the caller keeps it made (it must equal
+   * `JSON.stringify(input.inputs)`): an Endpoint's template inputs are the same for every call, so
+   * they are serialized once rather than per call.
+   */
+  inputsJson?: string;
+  /**
    * Which visible results the response will carry: one (`popResult`), none (`noResult`), or all
    * when absent (the result map, the legacy envelope). Only those leave the Worker, and only they
    * count towards the 1 MiB result limit.

@@ -116,6 +116,21 @@ describe('response modes', () => {
     expect(await body(r)).toEqual({ order: 'A/7', qty: 6, tax: 0.2 });
   });
 
+  test('template inputs reach the component whole, with or without a body, and a changed definition brings its new inputs', async () => {
+    const c = await lowcode([{ name: 'in', code: 'const i = api.input(); return { keys: Object.keys(i), inputs: i.inputs, body: i.body ?? null };' }]);
+    const inputs = { text: 'line one\nline two\r\n\t"quoted" \\ back', unicode: 'zaï 東京 🙂', list: [1, { deep: [null, true] }], empty: {} };
+    const e = await s.endpoint({ method: 'POST', path: '/template-inputs', componentId: c.id, popResult: 'in', inputs });
+    const keys = ['method', 'path', 'params', 'query', 'headers', 'inputs', 'body'];
+    // A body sent with newlines between its tokens: spliced into the Worker's line as received.
+    const sent = await s.invoke('POST', '/template-inputs', { key: invoker.key, raw: '{\n"a":\r\n1}', headers: { 'content-type': 'application/json' } });
+    expect(sent.status).toBe(200);
+    expect(await body(sent)).toEqual({ keys, inputs, body: { a: 1 } });
+    expect(await body(await s.invoke('POST', '/template-inputs', { key: invoker.key }))).toEqual({ keys, inputs, body: null });
+    const changed = await s.api('PATCH', `/api/v1/endpoints/${e.id}`, { inputs: { changed: true } });
+    expect(changed.status).toBe(200);
+    expect(await body(await s.invoke('POST', '/template-inputs', { key: invoker.key, body: {} }))).toEqual({ keys, inputs: { changed: true }, body: {} });
+  });
+
   test('the result map holds every visible result, not the invisible ones', async () => {
     const c = await lowcode([
       { name: 'a', code: 'return 1;' },

@@ -428,15 +428,25 @@ function newSecret(): readonly [number, number] {
   return pair;
 }
 
-/** The payload of an 'R' line: what the Worker's Invocation is built from. */
+/**
+ * The payload of an 'R' line: what the Worker's Invocation is built from. JSON texts the caller
+ * already has (the body as received, the template inputs made once) are spliced in, not made again;
+ * the input's keys keep their order (body last).
+ */
 function encodeRun(r: ExecutionRequest): string {
-  const { input, executionId, oid, currentUser, results } = r;
-  if (r.bodyJson === undefined) return JSON.stringify({ input, executionId, oid, currentUser, results });
-  // The received text, spliced in: valid JSON can hold a raw CR or LF only between tokens, where a
-  // space means the same, and a line must not hold one.
-  const body = r.bodyJson.includes('\n') || r.bodyJson.includes('\r') ? r.bodyJson.replace(/[\r\n]/g, ' ') : r.bodyJson;
-  const { body: _parsed, ...rest } = input;
-  const head = JSON.stringify(rest);
+  const { input, executionId, oid, currentUser, results, bodyJson, inputsJson } = r;
+  if (bodyJson === undefined && inputsJson === undefined) return JSON.stringify({ input, executionId, oid, currentUser, results });
+  const { body: _parsed, inputs, ...rest } = input;
+  let fields = JSON.stringify(rest).slice(1, -1);
+  const inputsText = inputsJson ?? JSON.stringify(inputs);
+  if (inputsText !== undefined) fields += `${fields === '' ? '' : ','}"inputs":${oneLine(inputsText)}`;
+  if (bodyJson !== undefined) fields += `${fields === '' ? '' : ','}"body":${oneLine(bodyJson)}`;
   const selection = results === undefined ? '' : `,"results":${JSON.stringify(results)}`;
-  return `{"input":${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"body":${body}},"executionId":${JSON.stringify(executionId)},"oid":${JSON.stringify(oid)},"currentUser":${JSON.stringify(currentUser)}${selection}}`;
+  return `{"input":{${fields}},"executionId":${JSON.stringify(executionId)},"oid":${JSON.stringify(oid)},"currentUser":${JSON.stringify(currentUser)}${selection}}`;
 }
+
+/**
+ * JSON text fit for a line: valid JSON can hold a raw CR or LF only between tokens, where a space
+ * means the same (a received body may have them; JSON.stringify never makes them).
+ */
+const oneLine = (json: string): string => (json.includes('\n') || json.includes('\r') ? json.replace(/[\r\n]/g, ' ') : json);
