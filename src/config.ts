@@ -99,11 +99,31 @@ function meaningViolations(env: Env): string[] {
     const value = env[name];
     if (value !== undefined && !/^https?:$/.test(new URL(value).protocol)) out.push(`${name}: must be an http:// or https:// URL`);
   }
+  if (env.REDIS_URL !== undefined) {
+    const problem = redisUrlProblem(env.REDIS_URL);
+    if (problem) out.push(`REDIS_URL: ${problem}`);
+  }
   if (env.JWT_PUBLIC_KEY !== undefined) {
     const problem = publicKeyProblem(env.JWT_PUBLIC_KEY);
     if (problem) out.push(`JWT_PUBLIC_KEY: ${problem}`);
   }
   return out;
+}
+
+/**
+ * Why a redis:// URL cannot be used, or null: it must parse (as ioredis parses it), name a host,
+ * and give a database, if any, as a number.
+ */
+function redisUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not a valid URL (redis://[[user]:password@]host[:port][/db])';
+  }
+  if (url.hostname === '') return 'must name a host (redis://host[:port][/db])';
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d{1,5}$/.test(url.pathname)) return `the database (${url.pathname.slice(1)}) must be a number`;
+  return null;
 }
 
 /** Why a PEM is no RSA or P-256 public key (what RS256 and ES256 verify with), or null. */

@@ -166,6 +166,11 @@ describe('configuration', () => {
     ['JWT_PUBLIC_KEY', 'garbage'],
     ['AUDIT_RETENTION_DAYS', '0'],
     ['AUDIT_RETENTION_DAYS', '7d'],
+    ['REDIS_URL', 'http://127.0.0.1:6379'],
+    ['REDIS_URL', 'redis://127.0.0.1:notaport'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379 extra'],
+    ['REDIS_URL', 'redis://'],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/cache'],
   ])('a bad %s stops the start with a message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -192,6 +197,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ JWT_PUBLIC_KEY: pem(generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).publicKey) })).toThrow('unsupported key type ec (secp384r1)');
     expect(loadConfig({ JWT_PUBLIC_KEY: pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey) }).JWT_PUBLIC_KEY).toContain('BEGIN PUBLIC KEY');
     expect(loadConfig({ JWT_PUBLIC_KEY: pem(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey) }).JWT_PUBLIC_KEY).toContain('BEGIN PUBLIC KEY');
+  });
+
+  test('REDIS_URL takes what ioredis connects with: host, port, password, database number, TLS', () => {
+    for (const url of ['redis://127.0.0.1:6379', 'redis://:secret@cache.internal:6380/3', 'rediss://cache.example.com', 'redis://[::1]:6379/0', 'redis://cache/']) {
+      expect(loadConfig({ REDIS_URL: url }).REDIS_URL).toBe(url);
+    }
+    expect(() => loadConfig({ REDIS_URL: 'redis://' })).toThrow('REDIS_URL: must name a host');
+    expect(() => loadConfig({ REDIS_URL: 'redis://h:6379/cache' })).toThrow('REDIS_URL: the database (cache) must be a number');
   });
 
   test('a bad enumerated value names every allowed one', () => {
