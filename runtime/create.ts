@@ -76,7 +76,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       ready,
       checks: {
         database,
-        index: { ...idx, sync: syncHealth, stale: !database || syncHealth.redisConnected === false },
+        // Stale: changes may reach this runtime late (the database unreachable, Redis not answering),
+        // or the database is at a version it does not serve yet.
+        index: { ...idx, sync: syncHealth, stale: !database || syncHealth.redisConnected === false || (syncHealth.databaseVersion ?? 0) > (idx.version ?? 0) },
         executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
       },
     };

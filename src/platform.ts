@@ -15,7 +15,7 @@ import { AgentLister } from './agents/list.ts';
 import { bootstrap, jwtSecret, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
 import type { Logger } from './lib/log.ts';
-import { createRedis } from './lib/redis.ts';
+import { createRedis, redisAnswers } from './lib/redis.ts';
 import type { Executor } from '../runtime/executor/types.ts';
 import { compileGuardSchema, lintGuardSchema } from '../runtime/guard/index.ts';
 import { EndpointStore } from './endpoints/store.ts';
@@ -34,6 +34,9 @@ import { ComponentService, DeploymentService } from './components/index.ts';
 import { RunStore } from './runs/store.ts';
 import { RunService } from './runs/service.ts';
 import { AuditLister } from './audit/list.ts';
+
+/** How long /readyz waits for Redis to answer a PING before it reports it not connected. */
+const REDIS_READY_PING_MS = 500;
 
 export interface Platform {
   config: Config;
@@ -139,7 +142,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
           executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
           // Where changes are announced to runtimes; while Redis is down they find them by polling
           // (DESIGN §9), so this informs and does not decide readiness.
-          ...(redis ? { redis: { connected: redis.status === 'ready' } } : {}),
+          // Connected means answering: a hung server keeps its connection open.
+          ...(redis ? { redis: { connected: await redisAnswers(redis, REDIS_READY_PING_MS) } } : {}),
         },
       };
     },

@@ -3,7 +3,7 @@
 // follows every Redis (re)subscription, since pub/sub drops messages while disconnected.
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../src/lib/log.ts';
-import type { IndexKeys } from '../../src/lib/redis.ts';
+import { REDIS_COMMAND_TIMEOUT_MS, redisAnswers, type IndexKeys } from '../../src/lib/redis.ts';
 import { SNAPSHOT_FORMAT, type IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
 import type { IndexHolder } from './holder.ts';
 
@@ -29,10 +29,15 @@ export interface IndexSyncOptions {
 
 export interface IndexSyncHealth {
   mode: 'embedded' | 'redis' | 'database-poll';
-  /** Announcements can arrive: the subscriber is connected and its SUBSCRIBE confirmed (null without Redis). */
+  /**
+   * Announcements can arrive: the subscriber is connected and its SUBSCRIBE confirmed, and Redis
+   * answered the last poll's PING (a hung server keeps its connections open) (null without Redis).
+   */
   redisConnected: boolean | null;
   /** Whether the last version poll reached the database. */
   databaseReachable: boolean;
+  /** The version the database was at when last polled (null before the first poll). */
+  databaseVersion: number | null;
   lastPollAt: string | null;
   pollMs: number;
 }
@@ -43,6 +48,9 @@ export class IndexSync {
   private unsubscribe: (() => void) | null = null;
   private subscribed = false;
   private databaseReachable = true;
+  private databaseVersion: number | null = null;
+  /** Redis answered its last command: while it does not, snapshots come from the database at once. */
+  private redisAnswering = true;
   private lastPollAt: string | null = null;
   private readonly pollMs: number;
 
@@ -54,7 +62,11 @@ export class IndexSync {
   async start(): Promise<void> {
     await this.o.holder.refresh(this.o.fromDatabase);
     if (this.o.local) this.unsubscribe = this.o.local((version) => this.toVersion(version));
-    if (this.o.redis) this.listenRedis(this.o.redis.subscriber, this.o.redis.keys.channel);
+    if (this.o.redis) {
+      this.listenRedis(this.o.redis.subscriber, this.o.redis.keys.channel);
+      // A new connection has just been answered (ioredis is ready after its handshake).
+      this.o.redis.client.on('ready', () => (this.redisAnswering = true));
+    }
     this.schedulePoll();
   }
 
@@ -67,8 +79,9 @@ export class IndexSync {
   health(): IndexSyncHealth {
     return {
       mode: this.o.redis ? 'redis' : this.o.local ? 'embedded' : 'database-poll',
-      redisConnected: this.o.redis ? this.o.redis.subscriber.status === 'ready' && this.subscribed : null,
+      redisConnected: this.o.redis ? this.o.redis.subscriber.status === 'ready' && this.subscribed && this.redisAnswering : null,
       databaseReachable: this.databaseReachable,
+      databaseVersion: this.databaseVersion,
       lastPollAt: this.lastPollAt,
       pollMs: this.pollMs,
     };
@@ -113,14 +126,30 @@ export class IndexSync {
 
   private async fromRedis(version: number): Promise<IndexSnapshot | null> {
     const redis = this.o.redis;
-    if (!redis || redis.client.status !== 'ready') return null;
+    if (!redis || redis.client.status !== 'ready' || !this.redisAnswering) return null;
+    let text: string | null;
     try {
-      const text = await redis.client.get(redis.keys.snapshot(version));
+      text = await redis.client.get(redis.keys.snapshot(version));
+    } catch {
+      // Refused, or no answer within the command timeout: until a PING is answered, skip Redis.
+      this.redisAnswering = false;
+      return null;
+    }
+    try {
       const snapshot = text ? (JSON.parse(text) as IndexSnapshot) : null;
       return snapshot?.version === version && snapshot.format === SNAPSHOT_FORMAT ? snapshot : null;
     } catch {
       return null;
     }
+  }
+
+  /** Each poll asks Redis for a PING, without waiting on it: the answer (or its absence) decides whether snapshots are read there. */
+  private probeRedis(): void {
+    const redis = this.o.redis;
+    if (!redis) return;
+    void redisAnswers(redis.client, REDIS_COMMAND_TIMEOUT_MS).then((answers) => {
+      this.redisAnswering = answers;
+    });
   }
 
   /**
@@ -141,6 +170,7 @@ export class IndexSync {
   }
 
   private async poll(): Promise<void> {
+    this.probeRedis();
     // A database that does not answer (a blackholed network, a client backing off its reconnects)
     // counts as unreachable once the answer is overdue.
     const overdue = setTimeout(() => (this.databaseReachable = false), this.answerMs);
@@ -155,6 +185,7 @@ export class IndexSync {
       clearTimeout(overdue);
     }
     this.databaseReachable = true;
+    this.databaseVersion = version;
     this.lastPollAt = new Date().toISOString();
     // A failed load is recorded by the holder, which keeps the last good index serving.
     if (version >= this.o.holder.version) return this.toVersion(version).catch(() => undefined);

@@ -28,6 +28,13 @@ export class LocalIndexPublisher implements IndexPublisher {
   }
 }
 
+/**
+ * How long a change waits for its Redis announcement: a healthy Redis takes milliseconds (runtimes
+ * then serve the change about as the call returns); one that hangs must not hold the call, which
+ * is answered while the announcement goes on (and fails, within the command timeout) behind it.
+ */
+const PUBLISH_WAIT_MS = 500;
+
 /** Caches the snapshot in Redis under its version and announces it; failures never fail the change (pollers catch up). */
 export class RedisIndexPublisher implements IndexPublisher {
   constructor(
@@ -38,6 +45,13 @@ export class RedisIndexPublisher implements IndexPublisher {
   ) {}
 
   async published(_version: number): Promise<void> {
+    const announced = this.announce();
+    let timer: Timer | undefined;
+    await Promise.race([announced, new Promise<void>((resolve) => (timer = setTimeout(resolve, PUBLISH_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
+  private async announce(): Promise<void> {
     try {
       const snapshot = await this.snapshot();
       await this.redis.set(this.keys.snapshot(snapshot.version), JSON.stringify(snapshot), 'EX', SNAPSHOT_TTL_SECONDS);

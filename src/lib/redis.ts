@@ -1,9 +1,17 @@
 // ioredis with the platform's defaults: bounded reconnect backoff, no offline queue for commands
-// (a down Redis fails fast instead of piling up), and errors routed to the logger. ioredis is
+// (a down Redis fails fast instead of piling up), a time limit on every command (a Redis that hangs
+// rather than refuses keeps its connection open, and would otherwise hold every caller forever),
+// and errors routed to the logger. ioredis is
 // loaded only when REDIS_URL asks for it: on the embedded default its ~60 modules would only be
 // heap for every full collection to walk.
 import type { Redis } from 'ioredis';
 import type { Logger } from './log.ts';
+
+/**
+ * How long any Redis command may take before it fails. Every use is small (a version, a ping) or a
+ * snapshot read or written on the same network, which takes milliseconds even for a large index.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 2000;
 
 export async function createRedis(url: string, log: Logger, name: string): Promise<Redis> {
   const { Redis } = await import('ioredis');
@@ -13,6 +21,7 @@ export async function createRedis(url: string, log: Logger, name: string): Promi
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     connectTimeout: 3000,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
   let down = false;
@@ -25,6 +34,18 @@ export async function createRedis(url: string, log: Logger, name: string): Promi
     down = false;
   });
   return client;
+}
+
+/** Whether Redis answers a PING within `ms` (a connected but hung server does not). */
+export async function redisAnswers(client: Redis, ms: number): Promise<boolean> {
+  if (client.status !== 'ready') return false;
+  let timer: Timer | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([client.ping().then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Where one deployment announces index versions and caches snapshots in Redis. */

@@ -13,6 +13,9 @@ export interface RedisServer {
   start(): Promise<void>;
   /** SHUTDOWN NOSAVE, killed if it does not exit promptly. */
   stop(): Promise<void>;
+  /** SIGSTOP: connections stay open and nothing is answered (a hung server), until resume(). */
+  pause(): void;
+  resume(): void;
   /** One command on a short-lived connection of its own. */
   command(...args: (string | number)[]): Promise<unknown>;
 }
@@ -82,6 +85,13 @@ export async function startRedisServer(): Promise<RedisServer> {
         running.kill('SIGKILL');
         await running.exited;
       }
+    },
+    pause() {
+      if (!server.running) throw new Error('redis-server is not running');
+      child!.kill('SIGSTOP');
+    },
+    resume() {
+      if (server.running) child!.kill('SIGCONT');
     },
     command,
   };

@@ -17,7 +17,7 @@ import { startRuntimeProcess, type RuntimeProcess } from '../helpers/runtime-pro
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
 import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
 import { CREDENTIAL_CACHE_MS } from '../../src/auth/credentials.ts';
-import { indexKeys, type IndexKeys } from '../../src/lib/redis.ts';
+import { REDIS_COMMAND_TIMEOUT_MS, indexKeys, type IndexKeys } from '../../src/lib/redis.ts';
 import { WorkspaceStore } from '../../src/auth/workspaces.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 
@@ -287,6 +287,30 @@ describe.skipIf(missing !== '')('Redis mode', () => {
       expect(back.body.checks.index).toMatchObject({ stale: false, sync: { redisConnected: true } });
       const controlBack = await until(within, () => cp.json<{ checks: { redis?: { connected: boolean } } }>('GET', '/readyz', { key: null }), (r) => r.body.checks.redis?.connected === true);
       expect(controlBack.body.checks.redis).toEqual({ connected: true });
+    }, PHASE_TIMEOUT_MS);
+
+    test('with Redis hung (connections open, nothing answered) changes still arrive by polling, and both origins say Redis is not answering', async () => {
+      redis.pause();
+      try {
+        // The change is answered (before: held on the Redis write until the connection was dropped).
+        const endpoint = await activate('redis-hung');
+        // The runtime's snapshot read gives up within the command timeout, then the database serves it.
+        expect(await until(within + REDIS_COMMAND_TIMEOUT_MS, () => rt.invoke(endpoint.path), (r) => r.status === 200)).toEqual({ status: 200, body: endpoint.body });
+        const ready = await until(within + REDIS_COMMAND_TIMEOUT_MS, rt.readyz, (r) => r.body.checks.index.sync.redisConnected === false);
+        expect(ready.status).toBe(200);
+        expect(ready.body.checks.index).toMatchObject({ loaded: true, stale: true, sync: { mode: 'redis', redisConnected: false, databaseReachable: true } });
+        const controlReady = await cp.json<{ checks: { redis?: { connected: boolean } } }>('GET', '/readyz', { key: null });
+        expect(controlReady.status).toBe(200);
+        expect(controlReady.body.checks.redis).toEqual({ connected: false });
+        // Later changes too, the runtime no longer waiting on Redis for them.
+        const next = await activate('redis-hung-2');
+        expect(await servedWithin(next)).toEqual({ status: 200, body: next.body });
+      } finally {
+        redis.resume();
+      }
+      const back = await until(within + REDIS_COMMAND_TIMEOUT_MS, rt.readyz, (r) => r.body.checks.index.stale === false);
+      expect(back.body.checks.index).toMatchObject({ stale: false, sync: { redisConnected: true } });
+      await deliveredByPubSub('after-hang-announced');
     }, PHASE_TIMEOUT_MS);
 
     test('with the database unreachable it keeps its last good index, and /readyz says so promptly', async () => {
