@@ -15,6 +15,13 @@ export const CREDENTIAL_CACHE_MS = 2000;
  * A revocation made meanwhile cannot be read anyway; it applies once the database answers again.
  */
 export const CREDENTIAL_STALE_MS = 5 * 60_000;
+/**
+ * How long a caller with a last known answer waits for the database before that answer serves: a
+ * database that hangs (rather than refuses) would otherwise hold every caller whose cached answer
+ * lapsed for the whole connect timeout (5 s), every cache lifetime. The lookup goes on, and its
+ * answer, revoked or not, is what the next caller gets.
+ */
+const STALE_WAIT_MS = 500;
 const TOUCH_FLUSH_MS = 5000;
 /**
  * A cached answer read in its last half second is reloaded in the background (once), so a
@@ -177,11 +184,26 @@ export class CredentialResolver {
   /**
    * The store's answer (kept as the stale answer too), else, while the store cannot be asked, the
    * last known one (CREDENTIAL_STALE_MS); with none, the store's error. One lookup per `flight` at
-   * a time: callers missing the same entry together share it.
+   * a time: callers missing the same entry together share it. A caller for whom a last known answer
+   * exists waits STALE_WAIT_MS at most.
    */
   private load<V>(fresh: TtlCache<string, V>, stale: TtlCache<string, V>, key: string, flight: string, load: () => Promise<V>): Promise<V> {
-    const running = this.flights.get(flight);
-    if (running) return running as Promise<V>;
+    const lookup = (this.flights.get(flight) as Promise<V> | undefined) ?? this.lookup(fresh, stale, key, flight, load);
+    const known = stale.get(key);
+    if (known === undefined) return lookup;
+    const generation = this.generation;
+    let timer: Timer | undefined;
+    const late = new Promise<V>((resolve) => {
+      timer = setTimeout(() => {
+        // Callers meanwhile take it at once; the lookup's own answer replaces it when it comes.
+        if (generation === this.generation) fresh.set(key, known);
+        resolve(known);
+      }, STALE_WAIT_MS);
+    });
+    return Promise.race([lookup, late]).finally(() => clearTimeout(timer));
+  }
+
+  private lookup<V>(fresh: TtlCache<string, V>, stale: TtlCache<string, V>, key: string, flight: string, load: () => Promise<V>): Promise<V> {
     const generation = this.generation;
     const lookup = (async () => {
       let value: V | undefined;

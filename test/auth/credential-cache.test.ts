@@ -125,6 +125,33 @@ describe('CredentialResolver', () => {
     }
   }, 15_000);
 
+  test('with the database hung, a lapsed answer is served from the last known one after a short wait, not after the lookup gives up', async () => {
+    const key = generateApiKey();
+    const { store, principal, row, asked } = countingStore(key, 5);
+    const resolver = new CredentialResolver(store, jwt);
+    try {
+      expect((await resolver.authenticate(key)).id).toBe(principal.id);
+      // From now on the database takes every question and answers none.
+      const hung = store as unknown as { keyByHash: () => Promise<never>; get: () => Promise<never> };
+      hung.keyByHash = () => new Promise<never>(() => {});
+      hung.get = () => new Promise<never>(() => {});
+      await Bun.sleep(CREDENTIAL_CACHE_MS + 50);
+      // Before: held until the lookup failed (the database client's connect timeout), here forever.
+      expect((await resolver.authenticate(key)).id).toBe(principal.id);
+      expect(asked.keys).toBe(1);
+      // Callers meanwhile take the same answer at once, sharing the one lookup still under way.
+      const many = await Promise.all(Array.from({ length: 8 }, () => resolver.authenticate(key)));
+      expect(many.every((p) => p.id === principal.id)).toBe(true);
+      // Revoked while the database hung: the answer the database gives once it answers wins.
+      row.revokedAt = new Date();
+      (store as unknown as { keyByHash: (d: string) => Promise<unknown> }).keyByHash = async (digest: string) => (digest === row.keyHash ? { ...row } : null);
+      resolver.invalidate();
+      await expect(resolver.authenticate(key)).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await resolver.close();
+    }
+  });
+
   test('an answer looked up before invalidate() is not cached after it', async () => {
     const key = generateApiKey();
     const { store, row, asked } = countingStore(key, 50);
