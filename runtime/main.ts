@@ -34,8 +34,7 @@ try {
   serveRuntime(edge, runtime, config, log, {
     handleSignals: true,
     closeRest: async () => {
-      await executor.close();
-      await credentials.close();
+      await Promise.all([executor.close(), credentials.close()]);
       await db.close();
     },
   });

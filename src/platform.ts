@@ -163,8 +163,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     runs: runStore,
     async close() {
       stopStaleSweep();
-      await deployments.idle();
-      await credentials.close();
+      await Promise.all([deployments.idle(), credentials.close()]);
       redis?.disconnect();
       await db.close();
     },

@@ -20,9 +20,11 @@ const BATCH = 2048;
 /**
  * How long close() waits for the database to take what is buffered. A database that hangs (rather
  * than refuses) would otherwise hold shutdown forever, and a supervisor's SIGKILL would then lose
- * every record: past this, what is left goes to a spill file for the next start.
+ * every record: past this, what is left goes to a spill file for the next start. Short enough
+ * that the whole shutdown fits a supervisor's usual grace (10 s for `docker stop`) once in-flight
+ * invocations are done; a healthy database takes the largest backlog (MAX_BUFFERED) well within it.
  */
-const CLOSE_WRITE_LIMIT_MS = 10_000;
+const CLOSE_WRITE_LIMIT_MS = 5000;
 /** How often invocation rows past their retention are deleted, and how many per statement. */
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_CHUNK = 5_000;

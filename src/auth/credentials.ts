@@ -23,6 +23,8 @@ export const CREDENTIAL_STALE_MS = 5 * 60_000;
  */
 const STALE_WAIT_MS = 500;
 const TOUCH_FLUSH_MS = 5000;
+/** How long close() waits to record the last key uses (they are only timestamps). */
+export const CLOSE_FLUSH_WAIT_MS = 1000;
 /**
  * A cached answer read in its last half second is reloaded in the background (once), so a
  * credential in steady use never lapses: otherwise every request in flight when it did would miss
@@ -97,11 +99,11 @@ export class CredentialResolver {
     this.lastKeyStates.clear();
   }
 
-  /** Records the last key uses; a database that hangs holds shutdown for 2 s at most (they are only timestamps). */
+  /** Records the last key uses; a database that hangs holds shutdown for CLOSE_FLUSH_WAIT_MS at most. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     let timer: Timer | undefined;
-    await Promise.race([this.flushTouches(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    await Promise.race([this.flushTouches(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_FLUSH_WAIT_MS)))]);
     clearTimeout(timer);
   }
 
