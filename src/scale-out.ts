@@ -11,6 +11,9 @@ export function scaleOutWarnings(role: 'control-plane' | 'runtime', config: Conf
   if (role === 'runtime' && !env.BASE_URL) {
     warnings.push(`BASE_URL is not set: api.platform calls from components go to ${config.BASE_URL}; set it to the control plane's origin`);
   }
+  if (role === 'runtime' && env.PLATFORM_ADMIN_API_KEY) {
+    warnings.push('PLATFORM_ADMIN_API_KEY is set but a runtime does not register it: the control plane does at its start (until one has run on this database, the key is refused here as unknown)');
+  }
   // Platform tokens (POST /auth/token, api.platform's) are signed with this secret whatever
   // external keys (JWT_PUBLIC_KEY, JWT_JWKS_URL) are configured for other issuers' tokens.
   if (!env.JWT_SECRET) {

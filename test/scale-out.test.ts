@@ -25,4 +25,8 @@ test('with the origins and a shared secret there is nothing to say; external JWT
   // Platform tokens are signed with the secret whatever keys verify other issuers' tokens.
   const jwks = { BASE_URL: 'https://api.example.com', JWT_JWKS_URL: 'https://idp.example.com/jwks.json' };
   expect(scaleOutWarnings('runtime', loadConfig(jwks), jwks)).toEqual([expect.stringContaining('JWT_SECRET is not set')]);
+  // The bootstrap key is registered by the control plane only: a runtime given it says so.
+  const admin = { ...env, PLATFORM_ADMIN_API_KEY: 'sk-admin-0123456789abcdefghijklmnopqrst' };
+  expect(scaleOutWarnings('runtime', loadConfig(admin), admin)).toEqual([expect.stringContaining('PLATFORM_ADMIN_API_KEY is set but a runtime does not register it')]);
+  expect(scaleOutWarnings('control-plane', loadConfig(admin), admin)).toEqual([]);
 });
