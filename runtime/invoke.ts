@@ -118,7 +118,8 @@ export class Invoker {
   private matched(request: Request, oid: string, caller: Principal, started: number, server?: RequestTimeouts): Response | Promise<Response> {
     const { pathname, search } = splitUrl(request.url);
     const index = this.d.index.current;
-    const match = index?.router.match(request.method, pathname) ?? null;
+    // HEAD is answered as GET without the body (Bun sends the head only); the component sees HEAD.
+    const match = index?.router.match(request.method === 'HEAD' ? 'GET' : request.method, pathname) ?? null;
     if (!index || !match) {
       return problemResponse(new ProblemError(404, 'NOT_FOUND', `No active Endpoint matches ${request.method} ${pathname}`), oid);
     }

@@ -298,8 +298,10 @@ function referenceMatch(method: string, pathname: string): { route: Route; param
     }
   }
   let best: { route: Route; params: Record<string, string>; rank: number[] } | null = null;
+  // HEAD is answered by the GET route (without a body).
+  const routeMethod = method === 'HEAD' ? 'GET' : method;
   for (const route of ROUTES) {
-    if (route.method !== method) continue;
+    if (route.method !== routeMethod) continue;
     const pattern = route.path === '/' ? [] : route.path.slice(1).split('/');
     if (pattern.length !== raw.length) continue;
     const params: Record<string, string> = {};

@@ -100,6 +100,25 @@ describe('headers, 404 and authentication', () => {
     }
   });
 
+  test('HEAD is answered as GET without a body; the component sees HEAD', async () => {
+    await s.endpoint({ method: 'GET', path: '/head/static', staticResponse: { status: 200, headers: { 'cache-control': 'max-age=60' }, body: { ok: true } } });
+    const head = await s.invoke('HEAD', '/head/static', { key: invoker.key, headers: { 'x-svc-oid': 'trace-head' } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(head.headers.get('content-type')).toBe('application/json');
+    expect(head.headers.get('cache-control')).toBe('max-age=60');
+    expect(head.headers.get('x-svc-oid')).toBe('trace-head');
+    expect(head.headers.get('x-execution-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const c = await lowcode([{ name: 'm', code: 'const { method } = api.input(); if (method === "HEAD") api.throw(299); return method;' }]);
+    await s.endpoint({ method: 'GET', path: '/head/component', componentId: c.id, popResult: 'm' });
+    expect(await body(await s.invoke('GET', '/head/component', { key: invoker.key }))).toBe('GET');
+    expect((await s.invoke('HEAD', '/head/component', { key: invoker.key })).status).toBe(299);
+    // Only GET routes answer HEAD; a credential is checked first as for any invocation.
+    await s.endpoint({ method: 'POST', path: '/head/post-only', staticResponse: { status: 201 } });
+    expect((await s.invoke('HEAD', '/head/post-only', { key: invoker.key })).status).toBe(404);
+    expect((await s.invoke('HEAD', '/head/static', { key: null })).status).toBe(401);
+  });
+
   test('the runtime never serves control-plane paths', async () => {
     expect((await s.invoke('GET', '/api/v1/me')).status).toBe(404);
   });
