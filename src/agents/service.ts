@@ -8,6 +8,7 @@ import { assertIfMatch, preconditionFailed } from '../http/etag.ts';
 import { inWorkspace, isAdmin } from '../auth/roles.ts';
 import { creationWorkspace, type WorkspaceStore } from '../auth/workspaces.ts';
 import { isUuid } from '../lib/ids.ts';
+import { actAsRefusal } from '../auth/act-as.ts';
 import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
 import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
 import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';
@@ -41,6 +42,7 @@ export class AgentService {
       owner: clean.ownerId !== undefined || clean.ownerType !== undefined,
       serviceAccount: clean.serviceAccountUserId !== undefined,
     });
+    if (clean.serviceAccountUserId !== undefined) await this.assertMayRunAs(principal, clean.serviceAccountUserId, workspaceId);
     const now = new Date();
     const record: AgentRecord = {
       id: crypto.randomUUID(),
@@ -118,6 +120,10 @@ export class AgentService {
         { workspaceId: agent.workspaceId, ownerId: changes.ownerId ?? agent.ownerId, ownerType: changes.ownerType ?? agent.ownerType, serviceAccountUserId: changes.serviceAccountUserId ?? null },
         { owner: fields.ownerId !== undefined || fields.ownerType !== undefined, serviceAccount: fields.serviceAccountUserId !== undefined },
       );
+      // Only a change of account: other edits keep an account an administrator chose.
+      if (fields.serviceAccountUserId !== undefined && fields.serviceAccountUserId !== agent.serviceAccountUserId) {
+        await this.assertMayRunAs(principal, fields.serviceAccountUserId, agent.workspaceId);
+      }
       const updated = await this.deps.agents.compareAndSet(id, agent.version, changes);
       if (updated) return updated;
 
@@ -204,6 +210,14 @@ export class AgentService {
       }
     }
     return errors;
+  }
+
+  /** Runs of the agent act as its service account: choosing one is acting as it (actAsRefusal). */
+  private async assertMayRunAs(principal: Principal, accountId: string, workspaceId: string): Promise<void> {
+    const account = await this.deps.principals.get(accountId);
+    // Unknown or unusable accounts were refused already (422, assertReferences).
+    const message = account && actAsRefusal(principal, account, { kind: 'agent', workspaceId });
+    if (message) throw new ProblemError(403, 'FORBIDDEN', message, { errors: [{ pointer: '/serviceAccountUserId', message }] });
   }
 
   /**

@@ -17,6 +17,7 @@ import { pathViolations, routeShape } from './path.ts';
 import { staticHeaderViolations } from './static-headers.ts';
 import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from './schema.ts';
 import type { EndpointStore } from './store.ts';
+import { actAsRefusal } from '../auth/act-as.ts';
 
 export interface EndpointServiceDeps {
   db: Database;
@@ -186,11 +187,9 @@ export class EndpointService {
   }
 
   /**
-   * Choosing a service account as the execution account is acting as it: whoever sets it must hold
-   * every control-plane role it holds and belong to every workspace it belongs to, and it must
-   * belong to the Endpoint's workspace (INSTANCE_ADMIN may choose any). Otherwise an ENDPOINT_ADMIN
-   * could bind an administrator's account and run code as it. Checked only when the choice
-   * changes: other edits keep an account an administrator chose.
+   * Choosing a service account as the execution account is acting as it (actAsRefusal), and it
+   * must belong to the Endpoint's workspace. Checked only when the choice changes: other edits
+   * keep an account an administrator chose.
    */
   private async assertMayRunAs(q: Orm, principal: Principal, next: EndpointRecord, current: EndpointRecord | null): Promise<void> {
     const chosen = next.executionPolicy?.mode === 'SERVICE_ACCOUNT' ? next.executionPolicy.serviceAccountId : undefined;
@@ -200,13 +199,7 @@ export class EndpointService {
     const account = await this.deps.contract.principal(q, chosen);
     // An unknown or unusable account is the contract's finding (EXECUTION_ACCOUNT_UNUSABLE).
     if (!account || account.kind !== 'SERVICE_ACCOUNT') return;
-    // ENDPOINT_INVOKE grants nothing inside an execution (api.platform is the control plane).
-    const missing = account.roles.filter((role) => role !== 'ENDPOINT_INVOKE' && !principal.roles.includes(role));
-    const foreign = account.workspaceIds.filter((w) => !principal.workspaceIds.includes(w));
-    const message = missing.length > 0
-      ? `Choosing this service account needs every role it holds (missing: ${missing.join(', ')}) or INSTANCE_ADMIN`
-      : !account.workspaceIds.includes(next.workspaceId) ? 'The service account does not belong to the Endpoint\'s workspace'
-      : foreign.length > 0 ? 'The service account belongs to workspaces you do not: choosing it needs INSTANCE_ADMIN' : null;
+    const message = actAsRefusal(principal, account, { kind: 'Endpoint', workspaceId: next.workspaceId });
     if (message) throw new ProblemError(403, 'FORBIDDEN', message, { errors: [{ pointer: '/executionPolicy/serviceAccountId', message }] });
   }
 

@@ -1,6 +1,6 @@
 // PATCH /api/v1/agents/{agentId}: replace semantics, optimistic locking, lifecycle, ownership.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { ADMIN_KEY, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
@@ -257,6 +257,32 @@ describe('ownership, roles and workspaces', () => {
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ errors: [{ pointer: '/serviceAccountUserId' }] });
     expect((await patch(a.id, { serviceAccountUserId: ids.owner })).status).toBe(422);
+  });
+
+  test('choosing a service account is acting as it: an AGENT_ADMIN or owner may choose only one whose roles and workspaces they hold', async () => {
+    const admin = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'root-exec', roles: ['INSTANCE_ADMIN'], platformAccess: true } });
+    const peer = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'peer-exec', roles: ['AGENT_ADMIN', 'ENDPOINT_INVOKE'], platformAccess: true } });
+    const home = (await p.json<{ workspaceIds: string[] }>('GET', '/api/v1/me', { key: keys.owner })).body.workspaceIds[0]!;
+    const wide = await p.json<{ id: string }>('POST', '/api/v1/service-accounts', { body: { name: 'wide-exec', roles: [], platformAccess: true, workspaceIds: [home, otherWorkspace] } });
+    const a = await newAgent();
+    const before = await stored(a.id);
+    const refused = await patch(a.id, { name: 'escalated', serviceAccountUserId: admin.body.id });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'FORBIDDEN', errors: [{ pointer: '/serviceAccountUserId', message: expect.stringContaining('missing: INSTANCE_ADMIN') }] });
+    expect(await stored(a.id)).toBe(before);
+    expect((await patch(a.id, { serviceAccountUserId: wide.body.id })).status).toBe(403);
+    // The owner without any role may not either; at creation the same holds.
+    const owned = await newAgent({ ownerId: ids.plain, ownerType: 'USER' });
+    expect((await patch(owned.id, { serviceAccountUserId: admin.body.id }, keys.plain)).status).toBe(403);
+    expect((await p.json('POST', '/api/v1/agents', { key: keys.owner, body: { name: 'B', serviceAccountUserId: admin.body.id } })).status).toBe(403);
+    // Roles the chooser holds (ENDPOINT_INVOKE aside) are fine; INSTANCE_ADMIN may choose any.
+    expect((await patch(a.id, { serviceAccountUserId: peer.body.id })).status).toBe(200);
+    const chosen = await patch(a.id, { serviceAccountUserId: admin.body.id }, ADMIN_KEY);
+    expect(chosen.status).toBe(200);
+    // Other edits keep the account an administrator chose, re-sent or not.
+    expect((await patch(a.id, { name: 'renamed' })).status).toBe(200);
+    expect((await patch(a.id, { name: 'again', serviceAccountUserId: admin.body.id })).status).toBe(200);
+    expect(JSON.parse((await stored(a.id))!).name).toBe('again');
   });
 
   test('string bounds count characters (code points), not UTF-16 units', async () => {
