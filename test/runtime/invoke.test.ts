@@ -137,7 +137,8 @@ describe('response modes', () => {
 
   test('template inputs reach the component whole, with or without a body, and a changed definition brings its new inputs', async () => {
     const c = await lowcode([{ name: 'in', code: 'const i = api.input(); return { keys: Object.keys(i), inputs: i.inputs, body: i.body ?? null };' }]);
-    const inputs = { text: 'line one\nline two\r\n\t"quoted" \\ back', unicode: 'zaï 東京 🙂', list: [1, { deep: [null, true] }], empty: {} };
+    // Large enough to be serialized once and spliced in (the PATCH below brings small ones, serialized per call).
+    const inputs = { text: 'line one\nline two\r\n\t"quoted" \\ back', unicode: 'zaï 東京 🙂', list: [1, { deep: [null, true] }], empty: {}, table: 'row;'.repeat(400) };
     const e = await s.endpoint({ method: 'POST', path: '/template-inputs', componentId: c.id, popResult: 'in', inputs });
     const keys = ['method', 'path', 'params', 'query', 'headers', 'inputs', 'body'];
     // A body sent with newlines between its tokens: spliced into the Worker's line as received.
