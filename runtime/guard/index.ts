@@ -6,5 +6,5 @@ export { lintGuardSchema, type GuardLint, type GuardLintCode } from './lint.ts';
 export { queryToObject, type QueryObject } from './query.ts';
 export { GUARD_LIMITS, type SchemaError } from './normalize.ts';
 export { GUARD_FORMATS, type GuardFormat } from './formats.ts';
-export { MAX_PATTERN_LENGTH } from './pattern.ts';
+export { MAX_PATTERN_LENGTH, MAX_RE2_PROGRAM } from './pattern.ts';
 export { MAX_VIOLATIONS, type GuardViolation } from './violations.ts';

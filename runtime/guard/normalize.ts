@@ -1,7 +1,7 @@
 // Reads a user's JSON Schema (the documented draft 2020-12 subset) into guard nodes, or lists
 // every problem with a JSON pointer into the schema. Work is bounded by GUARD_LIMITS.
 import { isGuardFormat, GUARD_FORMATS } from './formats.ts';
-import { JSON_TYPES, type ArrayRules, type GuardNode, type JsonType, type ObjectRules, type RefRule } from './ir.ts';
+import { JSON_TYPES, type ArrayRules, type GuardNode, type JsonType, type ObjectRules, type Pattern, type RefRule } from './ir.ts';
 import { pointerToken } from './json.ts';
 import { ANNOTATIONS, DIALECTS, UNSUPPORTED } from './keywords.ts';
 import { compilePattern } from './pattern.ts';
@@ -17,6 +17,11 @@ export const GUARD_LIMITS = {
   maxEnumValues: 1000,
   /** Errors reported for one schema; later ones are dropped. */
   maxErrors: 50,
+  /**
+   * RE2 instructions (estimated) of all the distinct patterns RE2 runs in one guard: each stays
+   * compiled while the Endpoint is active (~0.35 KB an instruction in re2js).
+   */
+  maxRe2Program: 10_000,
 } as const;
 
 export interface SchemaError {
@@ -75,6 +80,27 @@ class Reader {
   readonly errors: SchemaError[] = [];
   readonly refs: { rule: RefRule; at: string }[] = [];
   private subschemas = 0;
+  /** Distinct patterns RE2 runs, and their program sizes in all. */
+  private readonly re2Sources = new Set<string>();
+  private re2Size = 0;
+
+  /** The compiled pattern, or null after reporting why it cannot be used (alone, or within the guard's RE2 budget). */
+  pattern(source: string, at: string): Pattern | null {
+    const compiled = compilePattern(source);
+    if (!compiled.ok) {
+      this.error(at, compiled.message);
+      return null;
+    }
+    if (compiled.re2Size > 0 && !this.re2Sources.has(source)) {
+      this.re2Sources.add(source);
+      this.re2Size += compiled.re2Size;
+      if (this.re2Size > GUARD_LIMITS.maxRe2Program) {
+        this.error(at, `The patterns matched by RE2 (those repeating without bound) are too large together: about ${this.re2Size} instructions, at most ${GUARD_LIMITS.maxRe2Program} in one guard`);
+        return null;
+      }
+    }
+    return compiled.pattern;
+  }
 
   error(pointer: string, message: string): void {
     if (this.errors.length < GUARD_LIMITS.maxErrors) this.errors.push({ pointer, message });
@@ -153,9 +179,8 @@ class Reader {
       }
       case 'pattern': {
         if (typeof value !== 'string') return this.error(at, 'pattern is a string');
-        const compiled = compilePattern(value);
-        if (!compiled.ok) return this.error(at, compiled.message);
-        (node.string ??= {}).pattern = compiled.pattern;
+        const pattern = this.pattern(value, at);
+        if (pattern) (node.string ??= {}).pattern = pattern;
         return;
       }
       case 'format':
@@ -187,10 +212,9 @@ class Reader {
         if (!isObject(value)) return this.error(at, 'patternProperties is an object of schemas keyed by pattern');
         for (const source of Object.keys(value)) {
           const where = `${at}/${pointerToken(source)}`;
-          const compiled = compilePattern(source);
+          const pattern = this.pattern(source, where);
           const child = this.node(value[source], where, depth + 1);
-          if (!compiled.ok) this.error(where, compiled.message);
-          else objectRules(node).patternProperties.push({ pattern: compiled.pattern, node: child });
+          if (pattern) objectRules(node).patternProperties.push({ pattern, node: child });
         }
         return;
       case 'additionalProperties':

@@ -12,11 +12,46 @@ import { RE2JS } from 're2js';
 import type { Pattern } from './ir.ts';
 
 export const MAX_PATTERN_LENGTH = 1000;
+/**
+ * RE2 expands counted repetition: `(?:ab|cd){1,1000}` is ~15,000 instructions, ~5 MB in re2js, and
+ * a pattern of 1000 characters could reach 55 MB. A pattern RE2 runs may have this many
+ * (estimated before compiling; `^.{1,1000}x+$` needs ~2,000).
+ */
+export const MAX_RE2_PROGRAM = 5000;
 
-export type PatternResult = { ok: true; pattern: Pattern } | { ok: false; message: string };
+/** `re2Size`: the estimated RE2 program size (0 when JavaScript's engine runs it), for a guard's own budget. */
+export type PatternResult = { ok: true; pattern: Pattern; re2Size: number } | { ok: false; message: string };
+
+/**
+ * Compiled patterns by source, shared by every guard and kept across index builds (a compiled
+ * pattern is stateless for `test`). Bounded by count and by the RE2 program sizes it holds.
+ */
+const CACHE_ENTRIES = 1000;
+const CACHE_RE2_SIZE = 40_000;
+const cache = new Map<string, PatternResult & { ok: true }>();
+let cachedRe2Size = 0;
 
 /** Compiles `source` with the `u` flag (never `g`/`y`: `test` must not carry `lastIndex` state). */
 export function compilePattern(source: string): PatternResult {
+  const hit = cache.get(source);
+  if (hit) {
+    cache.delete(source);
+    cache.set(source, hit);
+    return hit;
+  }
+  const result = compileUncached(source);
+  if (!result.ok) return result;
+  cache.set(source, result);
+  cachedRe2Size += result.re2Size;
+  for (const [key, old] of cache) {
+    if (cache.size <= CACHE_ENTRIES && cachedRe2Size <= CACHE_RE2_SIZE) break;
+    cache.delete(key);
+    cachedRe2Size -= old.re2Size;
+  }
+  return result;
+}
+
+function compileUncached(source: string): PatternResult {
   if (source.length > MAX_PATTERN_LENGTH) return { ok: false, message: `Pattern is longer than ${MAX_PATTERN_LENGTH} characters` };
   let regex: RegExp;
   try {
@@ -25,10 +60,17 @@ export function compilePattern(source: string): PatternResult {
     return { ok: false, message: `Invalid regular expression: ${error instanceof Error ? error.message : String(error)}` };
   }
   const hazard = backtrackingHazard(source);
-  if (hazard === undefined && !hasUnboundedQuantifier(source)) return { ok: true, pattern: { source, regex, native: true } };
+  if (hazard === undefined && !hasUnboundedQuantifier(source)) return { ok: true, pattern: { source, regex, native: true }, re2Size: 0 };
   if (hazard?.startsWith('Backreferences')) return { ok: false, message: hazard };
+  const re2Size = estimatedRe2Size(source);
+  if (re2Size > MAX_RE2_PROGRAM) {
+    return {
+      ok: false,
+      message: `This pattern repeats without bound, so it is matched by RE2, and it is too large for it (about ${re2Size} instructions, at most ${MAX_RE2_PROGRAM}): lower its repetition counts`,
+    };
+  }
   try {
-    return { ok: true, pattern: { source, regex: RE2JS.compile(toRe2Syntax(source)), native: false } };
+    return { ok: true, pattern: { source, regex: RE2JS.compile(toRe2Syntax(source)), native: false }, re2Size };
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^.*?error parsing regexp: /, '') : String(error);
     return {
@@ -75,6 +117,63 @@ function toRe2Syntax(source: string): string {
     }
   }
   return out;
+}
+
+/**
+ * About how many instructions RE2 compiles `source` to: one per atom, alternatives added up, a
+ * counted repetition `{m,n}` as n copies (RE2 expands them), `*` and `+` one loop each. Scanned
+ * without compiling, so a pattern too large is refused before it takes any memory.
+ */
+export function estimatedRe2Size(source: string): number {
+  const frames: { done: number; alts: number; current: number; last: number }[] = [{ done: 0, alts: 0, current: 0, last: 0 }];
+  let frame = frames[0]!;
+  const atom = (size: number) => {
+    frame.current += size;
+    frame.last = size;
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\\') {
+      i = skipEscape(source, i);
+      atom(1);
+    } else if (c === '[') {
+      i = skipClass(source, i);
+      atom(1);
+    } else if (c === '(') {
+      if (source[i + 1] === '?') i = skipGroupPrefix(source, i + 1);
+      frame = { done: 0, alts: 0, current: 0, last: 0 };
+      frames.push(frame);
+    } else if (c === ')' && frames.length > 1) {
+      const group = frames.pop()!;
+      const size = group.done + group.current + group.alts + 1;
+      frame = frames[frames.length - 1]!;
+      atom(size);
+    } else if (c === '|') {
+      frame.done += frame.current;
+      frame.alts++;
+      frame.current = 0;
+      frame.last = 0;
+    } else if (c === '*' || c === '+' || c === '?' || c === '{') {
+      const q = readQuantifier(source, i);
+      if (q === undefined) {
+        atom(1);
+        continue;
+      }
+      const copies = q.max === Infinity ? Math.max(q.min, 1) : q.max;
+      const size = frame.last * copies + (q.max === Infinity ? 1 : q.max - q.min);
+      frame.current += size - frame.last;
+      frame.last = size;
+      i = source[q.end + 1] === '?' ? q.end + 1 : q.end;
+    } else {
+      atom(1);
+    }
+  }
+  while (frames.length > 1) {
+    const group = frames.pop()!;
+    frame = frames[frames.length - 1]!;
+    atom(group.done + group.current + group.alts + 1);
+  }
+  return frame.done + frame.current + frame.alts;
 }
 
 interface Group {

@@ -1,7 +1,7 @@
 // What a guard refuses at save time, with a pointer into the schema: unsupported and unknown
 // keywords, bad keyword values, references outside the schema or in loops, unsafe patterns, limits.
 import { describe, expect, test } from 'bun:test';
-import { compileGuardSchema, GUARD_LIMITS, MAX_PATTERN_LENGTH, GuardCache, type SchemaError } from '../../../runtime/guard/index.ts';
+import { compileGuardSchema, GUARD_LIMITS, MAX_PATTERN_LENGTH, MAX_RE2_PROGRAM, GuardCache, type SchemaError } from '../../../runtime/guard/index.ts';
 
 function errors(schema: unknown): SchemaError[] {
   const result = compileGuardSchema(schema);
@@ -165,6 +165,32 @@ describe('patterns: linear-time matching where backtracking could explode; backr
     const result = compileGuardSchema({ type: 'object', patternProperties: { '^(a+)+$': { type: 'integer' } } });
     expect(result.ok).toBe(true);
     if (result.ok) expect([result.guard.check({ aaa: 1 }), result.guard.check({ aaa: 'x' }), result.guard.check({ [`${'a'.repeat(40)}!`]: 'x' })]).toEqual([true, false, true]);
+  });
+  test('RE2 expands counted repetition: a pattern too large for it, alone or with the guard\'s others, is refused before it is compiled', () => {
+    // ~16,000 instructions, ~5 MB compiled (38 of these in one pattern took 55 MB).
+    const huge = errors({ type: 'string', pattern: '(?:ab|cd|ef|gh|ij){1,1000}x+' });
+    expect(huge).toEqual([{ pointer: '/pattern', message: expect.stringContaining(`too large for it (about 16001 instructions, at most ${MAX_RE2_PROGRAM})`) }]);
+    // Each within the limit (~3,600), too many together: those beyond the budget are named.
+    const medium = (n: number) => `^(?:x${n}|y){1,600}z+$`;
+    const properties = Object.fromEntries(Array.from({ length: 6 }, (_, n) => [`p${n}`, { type: 'string', pattern: medium(n) }]));
+    expect(compiles({ type: 'string', pattern: medium(0) })).toBe(true);
+    expect(compiles({ type: 'object', properties: { p0: properties.p0, p1: properties.p1 } })).toBe(true);
+    const together = errors({ type: 'object', properties });
+    expect(together).toHaveLength(4);
+    for (const e of together) expect(e).toEqual({ pointer: expect.stringMatching(/^\/properties\/p\d\/pattern$/), message: expect.stringContaining(`at most ${GUARD_LIMITS.maxRe2Program} in one guard`) });
+    // The same pattern used again counts once; bounded patterns (JavaScript's engine) count for nothing.
+    const same = Object.fromEntries(Array.from({ length: 6 }, (_, n) => [`p${n}`, { type: 'string', pattern: medium(0) }]));
+    expect(compiles({ type: 'object', properties: same })).toBe(true);
+    expect(compiles({ type: 'object', properties: { a: { type: 'string', pattern: '^(?:-\\d{3}){1,1000}$' }, b: { type: 'string', pattern: '^\\w{1,1000}$' }, c: properties.p0, d: properties.p1 } })).toBe(true);
+  });
+  test('a compiled pattern is shared by every guard that uses it, and matches the same in each', () => {
+    const first = compileGuardSchema({ type: 'string', pattern: '^[a-z]+-\\d+$' });
+    const second = compileGuardSchema({ type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+-\\d+$' } } });
+    expect(first.ok && second.ok).toBe(true);
+    if (first.ok && second.ok) {
+      expect([first.guard.check('ab-12'), first.guard.check('ab-x')]).toEqual([true, false]);
+      expect([second.guard.check({ id: 'ab-12' }), second.guard.check({ id: 'AB-12' })]).toEqual([true, false]);
+    }
   });
   test('a pattern cannot inject code into the compiled check', () => {
     const result = compileGuardSchema({ type: 'string', pattern: "a/;globalThis.__guardPwned=1;/'\\u0027" });
