@@ -66,9 +66,21 @@ export const WORKER_STALL_MS = 200;
  */
 export const JIT_HEADROOM_MB = 2048;
 
-/** Bun Workers reserve ~70 MB of address space each, so a host's Worker count follows its memory limit. */
+/** A host's Worker count follows its memory budget. */
 export function maxWorkersPerHost(memoryMb: number): number {
   return Math.max(2, Math.min(32, Math.floor(memoryMb / 128)));
+}
+
+/**
+ * Address space each Worker a host may hold reserves (~70 MB measured, with room): added to the
+ * host's limit, which otherwise left a fresh host (JIT pools included) room for ~5 Workers of 8,
+ * and a host loading more revisions at once aborted (SIGILL) or refused to spawn Workers.
+ */
+export const WORKER_ADDRESS_SPACE_MB = 96;
+
+/** The host's address-space limit: its memory budget, the JIT's reservations, and its Workers'. */
+export function hostAddressSpaceMb(memoryMb: number): number {
+  return memoryMb + JIT_HEADROOM_MB + maxWorkersPerHost(memoryMb) * WORKER_ADDRESS_SPACE_MB;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, JIT_HEADROOM_MB } from '../limits.ts';
+import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../limits.ts';
 import { isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
 
 export const UNPRIVILEGED_ID = 65534;
@@ -77,7 +77,7 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
 
   const prlimit = Bun.which('prlimit');
   const limitArgs = [
-    `--as=${(options.memoryMb + JIT_HEADROOM_MB) * 1024 * 1024}`,
+    `--as=${hostAddressSpaceMb(options.memoryMb) * 1024 * 1024}`,
     `--nofile=${HOST_FILES_LIMIT}`,
     // Counted per uid: all hosts together (as root they share uid 65534; in a user namespace the
     // count would include the server's own threads, so it is left out there).
