@@ -14,6 +14,15 @@ const SEARCH_ENTRIES = 50_000;
 /** Kernel file systems: nothing there is a place to leave files, and reading them is slow. */
 const SKIPPED = new Set(['/proc', '/sys', '/dev/pts', '/dev/mqueue', '/dev/hugepages']);
 
+/** The names in `dir`, or none when it cannot be read (gone, or not ours to read). */
+export function entriesOf(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Directories anyone may write, as found on this machine (symbolic links are not followed; their
  * targets are found themselves), without those inside another one found (hidden with it). /tmp first.
@@ -22,13 +31,7 @@ export function worldWritableDirs(root = '/'): string[] {
   const found: string[] = [];
   let budget = SEARCH_ENTRIES;
   const visit = (dir: string, depth: number): void => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names) {
+    for (const name of entriesOf(dir)) {
       if (--budget < 0) return;
       const path = join(dir, name);
       if (SKIPPED.has(path)) continue;

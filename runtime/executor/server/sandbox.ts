@@ -3,11 +3,11 @@
 // trivial command and builds the host command line from the layers that work. When the
 // unprivileged user cannot read the Bun binary or the host program, both are placed in a private
 // 0755 directory first.
-import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../limits.ts';
-import { isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
+import { entriesOf, isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
 
 export const UNPRIVILEGED_ID = 65534;
 
@@ -187,13 +187,7 @@ function makePrivateCopy(): { bun: string; hostMain: string; cleanup(): void } {
 
 /** Removes `bun-executor-<pid>-*` directories whose process is gone (a live pid, reused or not, is left alone). */
 export function removeOrphanedCopies(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of entriesOf(dir)) {
     const owner = /^bun-executor-(\d+)-/.exec(name);
     if (!owner || isAlive(Number(owner[1]))) continue;
     try {
