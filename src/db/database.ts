@@ -33,7 +33,7 @@ export interface Database {
   write<T>(fn: (q: Orm) => Promise<T>): Promise<T>;
   /** Raw SQL: rows as the driver returns them. */
   all(query: SQL): Promise<Record<string, unknown>[]>;
-  /** The list engine's runner over this database (on SQLite, serialised like everything else). */
+  /** The list engine's runner over this database (on a SQLite file, on reader threads: ./sqlite/readers.ts). */
   readonly runner: SqlRunner;
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -1,5 +1,8 @@
 // Which databases a suite runs on: SQLite always; Postgres when reachable, and always under CI
 // (where an unreachable server must fail, not skip).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { test } from 'bun:test';
 
@@ -34,9 +37,13 @@ export interface DatabaseCase {
   postgresSchema?: string;
 }
 
-/** The cases a shared suite runs against. */
+/**
+ * The cases a shared suite runs against. SQLite is a file, as on the embedded default (list
+ * queries then run on reader threads, invocation records on the writer thread).
+ */
 export function databaseCases(): DatabaseCase[] {
-  const cases: DatabaseCase[] = [{ name: 'sqlite', env: { DATABASE_URL: 'sqlite::memory:' } }];
+  const file = join(mkdtempSync(join(tmpdir(), 'test-db-')), 'platform.db');
+  const cases: DatabaseCase[] = [{ name: 'sqlite', env: { DATABASE_URL: `sqlite:${file}` } }];
   if (reachable) {
     cases.push({ name: 'postgres', env: { DATABASE_URL: POSTGRES_URL }, postgresSchema: `t_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}` });
   }

@@ -9,6 +9,7 @@ import * as tables from '../schema/sqlite.ts';
 import type { Database, Orm } from '../database.ts';
 import { Mutex } from '../../lib/mutex.ts';
 import { sqliteRunner } from '../../query/runners.ts';
+import { SqliteReaders } from './readers.ts';
 
 const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'sqlite');
 
@@ -37,9 +38,11 @@ export function openSqlite(file: string): Database {
   migrate(orm, { migrationsFolder: MIGRATIONS });
 
   const mutex = new Mutex();
-  const runner = sqliteRunner(client);
+  // List queries on a file run on reader threads; an in-memory database has one connection only.
+  const inline = sqliteRunner(client);
+  const readers = file === ':memory:' ? null : new SqliteReaders(file);
   return {
-    runner: { dialect: 'sqlite', all: (query) => mutex.run(() => runner.all(query)) },
+    runner: readers ?? { dialect: 'sqlite', all: (query) => mutex.run(() => inline.all(query)) },
     location: file === ':memory:' ? null : { url: `sqlite:${file}` },
     dialect: 'sqlite',
     t: tables,
@@ -66,6 +69,7 @@ export function openSqlite(file: string): Database {
       }
     },
     close: async () => {
+      await readers?.close();
       await mutex.run(() => client.close());
     },
   };
