@@ -5,6 +5,7 @@ export type ProblemCode =
   | 'BAD_REQUEST'
   | 'MALFORMED_JSON'
   | 'INVALID_QUERY'
+  | 'QUERY_TIMEOUT'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'PLATFORM_ACCESS_DISABLED'

@@ -59,12 +59,16 @@ function trusted(input: FilterInput, pointer: string) {
   }
 }
 
-/** Runs a query; a Postgres data exception (a value that does not convert) is the client's 400. */
+/** Runs a query; a Postgres data exception (a value that does not convert) is the client's 400, a statement timeout a 503. */
 async function execute(runner: SqlRunner, query: SQL): Promise<Record<string, unknown>[]> {
   try {
     return await runner.all(query);
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+    // The server cut it off at the list connections' statement_timeout (src/db/postgres/open.ts).
+    if (code === '57014') {
+      throw new ProblemError(503, 'QUERY_TIMEOUT', 'The list query ran past its time limit; narrow the filter or ask for less (sort and filter on indexed fields, no count)');
+    }
     if (/^22[0-9A-Z]{3}$/.test(code)) {
       const message = 'a stored value cannot be converted as the query asks (check cast and filter values)';
       throw new ProblemError(400, 'INVALID_QUERY', message, { errors: [{ pointer: '/query', message }] });

@@ -4,12 +4,17 @@
 // an outage would stall every caller (readiness included) and its end would go unnoticed for seconds.
 import postgres from 'postgres';
 
-export function postgresClient(url: string, o: { schema: string; max: number; name: string }): postgres.Sql {
+export function postgresClient(url: string, o: { schema: string; max: number; name: string; statementTimeoutMs?: number; idleSeconds?: number }): postgres.Sql {
   return postgres(url, {
     max: o.max,
     onnotice: () => {},
     connect_timeout: 5,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-    connection: { search_path: o.schema, application_name: o.name },
+    ...(o.idleSeconds ? { idle_timeout: o.idleSeconds } : {}),
+    connection: {
+      search_path: o.schema,
+      application_name: o.name,
+      ...(o.statementTimeoutMs ? { statement_timeout: o.statementTimeoutMs } : {}),
+    },
   });
 }

@@ -10,11 +10,22 @@ import { postgresRunner } from '../../query/runners.ts';
 
 const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'pg');
 const PING_TIMEOUT_MS = 1000;
+/**
+ * List queries get connections of their own: a few heavy ones (a group over millions of audit
+ * rows) then cannot take every connection of the pool that credential lookups and writes need,
+ * and each is cut off by the server past this time (57014, answered 503 QUERY_TIMEOUT).
+ */
+const LIST_CONNECTIONS = 4;
+export const LIST_STATEMENT_TIMEOUT_MS = 30_000;
+/** Idle list connections are closed after this: most instances list rarely. */
+const LIST_IDLE_SECONDS = 60;
 
 export interface PostgresOptions {
   /** Schema to create and use (tests isolate themselves this way); default `public`. */
   schema?: string;
   max?: number;
+  /** Server-side limit of one list query (default LIST_STATEMENT_TIMEOUT_MS). */
+  listTimeoutMs?: number;
 }
 
 /**
@@ -39,11 +50,18 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const schema = options.schema ?? 'public';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
   const client = postgresClient(url, { schema, max: options.max ?? 10, name: 'api-platform' });
+  const lists = postgresClient(url, {
+    schema,
+    max: LIST_CONNECTIONS,
+    name: 'api-platform-lists',
+    statementTimeoutMs: options.listTimeoutMs ?? LIST_STATEMENT_TIMEOUT_MS,
+    idleSeconds: LIST_IDLE_SECONDS,
+  });
   const orm = drizzle({ client, schema: pgTables });
   try {
     await migrateOnce(url, schema);
   } catch (error) {
-    await client.end({ timeout: 1 });
+    await Promise.all([client.end({ timeout: 1 }), lists.end({ timeout: 1 })]);
     throw error;
   }
 
@@ -53,7 +71,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return {
     dialect: 'postgres',
     t: pgTables as unknown as Tables,
-    runner: postgresRunner(client),
+    runner: postgresRunner(lists),
     location: { url, ...(options.schema ? { schema: options.schema } : {}) },
     read: (fn) => fn(q),
     write: (fn) => orm.transaction((tx) => fn(tx as unknown as Orm)),
@@ -71,7 +89,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     // Everything that writes has finished by now (records spilled or written): a query still
     // waiting is on a database that hangs, and shutdown must not wait long for it.
     close: async () => {
-      await client.end({ timeout: 2 });
+      await Promise.all([client.end({ timeout: 2 }), lists.end({ timeout: 2 })]);
     },
   };
 }

@@ -1,0 +1,53 @@
+// On Postgres, list queries have connections of their own with a server-side statement timeout
+// (src/db/postgres/open.ts): heavy lists cannot take the connections that credential lookups and
+// writes need, and one that runs too long is cut off and answered 503 QUERY_TIMEOUT.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
+import { openPostgres } from '../../src/db/postgres/open.ts';
+import type { Database } from '../../src/db/index.ts';
+import { ProblemError } from '../../src/http/problem.ts';
+import { runList } from '../../src/query/run.ts';
+import { parseListQuery } from '../../src/query/parse/index.ts';
+import { runEventsResource } from '../../src/query/resources/run-events.ts';
+import { databaseCases, dropPostgresSchema, POSTGRES_URL } from '../helpers/databases.ts';
+
+describe.each(databaseCases().filter((c) => c.name === 'postgres'))('list queries on $name', (c) => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openPostgres(POSTGRES_URL, { schema: c.postgresSchema!, listTimeoutMs: 1_500 });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await dropPostgresSchema(c.postgresSchema);
+  });
+
+  test('a list query past the time limit is cut off by the server (57014)', async () => {
+    const error = await db.runner.all(sql`SELECT pg_sleep(5)`).catch((e: unknown) => e);
+    expect((error as { code?: string }).code).toBe('57014');
+    // The connection is usable again at once.
+    expect(await db.runner.all(sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
+  });
+
+  test("other work does not wait for list queries, however many (more than the main pool's 10 connections)", async () => {
+    const order: string[] = [];
+    const lists = Array.from({ length: 12 }, () => db.runner.all(sql`SELECT pg_sleep(0.5)`).then(() => order.push('list')));
+    await Bun.sleep(100);
+    expect(await db.all(sql`SELECT 2 AS two`)).toEqual([{ two: 2 }]);
+    order.push('other');
+    await Promise.all(lists);
+    expect(order[0]).toBe('other');
+    expect(order.filter((o) => o === 'list')).toHaveLength(12);
+  });
+
+  test('the statement limit is only on list connections: other statements may run longer', async () => {
+    expect(await db.all(sql`SELECT pg_sleep(2), 3 AS three`)).toEqual([{ pg_sleep: '', three: 3 }]);
+  });
+});
+
+test('a list query the database cut off is answered 503 QUERY_TIMEOUT', async () => {
+  const timedOut = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+  const error = await runList({ dialect: 'postgres', all: () => Promise.reject(timedOut) }, runEventsResource, parseListQuery(''), { debugAllowed: false }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ProblemError);
+  expect((error as ProblemError).status).toBe(503);
+  expect((error as ProblemError).code).toBe('QUERY_TIMEOUT');
+});
