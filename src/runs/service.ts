@@ -107,7 +107,7 @@ export class RunService {
    */
   async cancel(principal: Principal, runId: string): Promise<RunRecord> {
     const { run, agent } = await this.get(principal, runId);
-    this.assertCanStart(principal, agent);
+    this.assertCanCancel(principal, agent, run);
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = attempt === 0 ? run : (await this.runs.get(runId))!;
       if (FINAL_STATES.has(current.status)) throw new ProblemError(409, 'RUN_FINISHED', `The run is already ${current.status}`);
@@ -175,10 +175,24 @@ export class RunService {
     return { and: [tree, { field: 'agentId', op: 'in', value: readable }] };
   }
 
-  /** Starting and cancelling runs: AGENT_USER and AGENT_ADMIN of the workspace, the owner, INSTANCE_ADMIN. */
+  /** Starting runs: AGENT_USER and AGENT_ADMIN of the workspace, the owner, INSTANCE_ADMIN. */
   private assertCanStart(principal: Principal, agent: AgentRecord): void {
     if (isAdmin(principal) || isOwner(principal, agent) || principal.roles.includes('AGENT_ADMIN') || principal.roles.includes('AGENT_USER')) return;
-    throw new ProblemError(403, 'FORBIDDEN', 'Starting or cancelling runs needs AGENT_USER, AGENT_ADMIN or ownership');
+    throw new ProblemError(403, 'FORBIDDEN', 'Starting runs needs AGENT_USER, AGENT_ADMIN or ownership');
+  }
+
+  /**
+   * Cancelling a run: AGENT_ADMIN of the workspace, the agent's owner, INSTANCE_ADMIN; an
+   * AGENT_USER only the runs it started itself (it starts and reads runs, DESIGN §2: stopping
+   * another user's work is an administrator's call).
+   */
+  private assertCanCancel(principal: Principal, agent: AgentRecord, run: RunRecord): void {
+    if (isAdmin(principal) || isOwner(principal, agent) || principal.roles.includes('AGENT_ADMIN')) return;
+    if (principal.roles.includes('AGENT_USER')) {
+      if (run.createdBy === principal.id) return;
+      throw new ProblemError(403, 'FORBIDDEN', 'An AGENT_USER may cancel only the runs it started');
+    }
+    throw new ProblemError(403, 'FORBIDDEN', 'Cancelling runs needs AGENT_ADMIN, ownership, or AGENT_USER for runs it started');
   }
 }
 

@@ -19,6 +19,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     const other = await p.json<{ id: string }>('POST', '/api/v1/workspaces', { body: { name: 'other' } });
     await principal('author', ['AGENT_ADMIN']);
     await principal('user', ['AGENT_USER']);
+    await principal('colleague', ['AGENT_USER']);
     await principal('stranger', ['AGENT_ADMIN'], [other.body.id]);
     await principal('endpointsOnly', ['ENDPOINT_ADMIN']);
     agentId = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'runner' } })).body.id;
@@ -134,6 +135,21 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect((await events(crypto.randomUUID())).status).toBe(404);
       expect((await events(r.body.id, '', keys.endpointsOnly)).status).toBe(403);
       expect((await start(keys.endpointsOnly)).status).toBe(403);
+    });
+
+    test("an AGENT_USER cancels the runs it started, not a colleague's (403, the run unchanged); AGENT_ADMIN cancels any", async () => {
+      const mine = await start(keys.colleague);
+      const theirs = await start();
+      const refused = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${theirs.body.id}/cancel`, { key: keys.colleague });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('FORBIDDEN');
+      expect((await p.json<Record<string, any>>('GET', `/api/v1/agents/runs/${theirs.body.id}`, { key: keys.user })).body).toEqual(theirs.body);
+      expect((await events(theirs.body.id)).body.data.map((x: { type: string }) => x.type)).toEqual(['run.queued']);
+      expect((await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${mine.body.id}/cancel`, { key: keys.colleague })).body.status).toBe('cancelled');
+      const byAdmin = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${theirs.body.id}/cancel`, { key: keys.author });
+      expect(byAdmin.status).toBe(202);
+      expect(byAdmin.body.status).toBe('cancelled');
+      expect((await p.json('POST', `/api/v1/agents/runs/${theirs.body.id}/cancel`, { key: keys.endpointsOnly })).status).toBe(403);
     });
 
     test('an owner without agent roles reads no run of another agent: not as a parent, not through a join', async () => {
