@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { median } from './lib/timing.ts';
 import { perSecond, table } from './lib/table.ts';
+import { controlPlane } from './lib/control-plane.ts';
 import { loadAverage, npmStartEnv, settle, startServer, treeCpuMicros, type ChildServer } from './lib/process.ts';
 import { requireWrk, wrk, type WrkResult } from './lib/wrk.ts';
 
@@ -127,16 +128,7 @@ async function startPlatform(isolation: 'process' | 'worker', databaseUrl?: stri
   };
   const server = await startServer([join(import.meta.dir, 'lib/platform-server.ts')], env);
   const control = `http://127.0.0.1:${server.ready.control}`;
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const r = await fetch(control + path, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const payload: unknown = await r.json();
-    if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(payload)}`);
-    return payload;
-  };
+  const api = controlPlane(control, ADMIN_KEY);
   const user = await api('POST', '/api/v1/users', { name: 'bench', email: 'bench@example.com', roles: ['ENDPOINT_INVOKE'], platformAccess: true });
   const key = await api('POST', '/api/v1/api-keys', { principalId: user.id, name: 'bench' });
   const endpoint = async (definition: Record<string, unknown>) => {

@@ -11,6 +11,7 @@ import { Database } from 'bun:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { controlPlane } from './lib/control-plane.ts';
 import { npmStartEnv, startServer } from './lib/process.ts';
 import { table } from './lib/table.ts';
 
@@ -39,16 +40,7 @@ const server = await startServer([join(import.meta.dir, 'lib/platform-server.ts'
 const control = `http://127.0.0.1:${server.ready.control}`;
 const runtime = `http://127.0.0.1:${server.ready.runtime}`;
 
-async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const r = await fetch(control + path, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const payload: unknown = await r.json();
-  if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(payload)}`);
-  return payload;
-}
+const api = controlPlane(control, ADMIN_KEY);
 
 try {
   const user = await api('POST', '/api/v1/users', { name: 'bench', email: 'bench@example.com', roles: ['ENDPOINT_INVOKE'], platformAccess: true });
