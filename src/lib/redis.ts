@@ -5,6 +5,7 @@
 // loaded only when REDIS_URL asks for it: on the embedded default its ~60 modules would only be
 // heap for every full collection to walk.
 import type { Redis } from 'ioredis';
+import { ConfigError } from '../config.ts';
 import type { Logger } from './log.ts';
 
 /**
@@ -33,7 +34,33 @@ export async function createRedis(url: string, log: Logger, name: string): Promi
     if (down) log.info(`redis ${name}: reconnected`);
     down = false;
   });
+  const db = client.options.db ?? 0;
+  if (db !== 0 && (await missingDatabase(client))) {
+    client.disconnect();
+    throw new ConfigError(`REDIS_URL: the Redis server has no database ${db} (ERR DB index is out of range): name one it has`);
+  }
   return client;
+}
+
+/**
+ * Whether the server refused to select the URL's database. ioredis only reports it as an error
+ * event and goes on with database 0, where the platform would then work unnoticed. A Redis that
+ * is down or does not answer at start is not a configuration error: the platform starts anyway.
+ */
+function missingDatabase(client: Redis): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (missing: boolean) => {
+      clearTimeout(timer);
+      client.off('error', onError);
+      client.off('ready', onReady);
+      resolve(missing);
+    };
+    const onError = (error: Error) => done(/DB index is out of range|invalid DB index/i.test(error.message));
+    const onReady = () => done(false);
+    const timer = setTimeout(() => done(false), 4000);
+    client.on('error', onError);
+    client.on('ready', onReady);
+  });
 }
 
 /** Whether Redis answers a PING within `ms` (a connected but hung server does not). */

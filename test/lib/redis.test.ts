@@ -1,0 +1,52 @@
+// createRedis (src/lib/redis.ts) against a private redis-server (16 databases, 0–15): a database
+// the server does not have stops the start with a configuration error; ioredis alone would only
+// log it and go on with database 0.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Redis } from 'ioredis';
+import { ConfigError } from '../../src/config.ts';
+import { createRedis } from '../../src/lib/redis.ts';
+import { silentLogger } from '../../src/lib/log.ts';
+import { redisServerBinary, startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
+
+const CI = process.env.CI === 'true';
+const hasRedis = redisServerBinary() !== null;
+if (!hasRedis && !CI) console.log('[skip] createRedis suite: needs a redis-server binary');
+if (!hasRedis && CI) {
+  test('the createRedis suite can run (required when CI=true)', () => {
+    throw new Error('no redis-server binary');
+  });
+}
+
+describe.skipIf(!hasRedis)('createRedis', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test('a database the server has is the one used', async () => {
+    const client = await createRedis(`${server.url}/15`, silentLogger, 'test');
+    await client.set('which', 'fifteen');
+    client.disconnect();
+    const check = new Redis(`${server.url}/15`);
+    expect(await check.get('which')).toBe('fifteen');
+    check.disconnect();
+    expect(await server.command('GET', 'which')).toBeNull(); // not in database 0
+  });
+
+  test('a database the server does not have is a configuration error naming REDIS_URL', async () => {
+    const error = await createRedis(`${server.url}/16`, silentLogger, 'test').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('REDIS_URL: the Redis server has no database 16');
+  });
+
+  test('a Redis that is down at start is not a configuration error: the client is returned and reconnects later', async () => {
+    await server.stop();
+    const client = await createRedis(`${server.url}/16`, silentLogger, 'test');
+    expect(client.status).not.toBe('ready');
+    client.disconnect();
+    await server.start();
+  });
+});
