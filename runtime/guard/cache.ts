@@ -1,11 +1,13 @@
-// Compiled guards are immutable, so an index rebuild can reuse the ones whose schema did not
-// change instead of generating code for every guard again. Bounded, least recently used first out.
+// Compiled guards are immutable, so an index rebuild reuses the ones whose schema did not change
+// instead of compiling every guard again: each change rebuilds the whole index, and a few large
+// guards made every change (anywhere) hold the serving thread for seconds. Generational: a build
+// keeps what it used, and what the build before used and this one did not is let go, so nothing
+// outlives the index that holds it.
 import { compileGuardSchema, type CompileGuardResult } from './compile.ts';
 
 export class GuardCache {
-  private readonly entries = new Map<string, CompileGuardResult>();
-
-  constructor(private readonly capacity = 5000) {}
+  private previous = new Map<string, CompileGuardResult>();
+  private current = new Map<string, CompileGuardResult>();
 
   /** The compile result for `schema`, keyed by its JSON text. */
   compile(schema: unknown): CompileGuardResult {
@@ -16,19 +18,22 @@ export class GuardCache {
       key = undefined;
     }
     if (key === undefined) return compileGuardSchema(schema);
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return hit;
-    }
-    const result = compileGuardSchema(schema);
-    this.entries.set(key, result);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    let result = this.current.get(key) ?? this.previous.get(key);
+    if (!result) result = compileGuardSchema(schema);
+    this.current.set(key, result);
     return result;
   }
 
+  /** One build is done: the next keeps what this one used, and nothing older. */
+  nextGeneration(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+
+  /** Guards held: those of the last finished build and of the one under way. */
   get size(): number {
-    return this.entries.size;
+    let n = this.current.size;
+    for (const key of this.previous.keys()) if (!this.current.has(key)) n++;
+    return n;
   }
 }

@@ -1,7 +1,7 @@
 // Compiles a definition snapshot into the runtime index: one router build, one guard compile per
 // Endpoint, code revisions in the executor's shape. Never runs per request.
 import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
-import { compileGuardSchema, type CompiledGuard } from '../guard/index.ts';
+import { GuardCache, type CompiledGuard } from '../guard/index.ts';
 import type { CodeRevision } from '../executor/types.ts';
 import { prepareStatic } from '../respond.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
@@ -13,7 +13,11 @@ export interface CompileReport {
   skipped: { id: string; reason: string }[];
 }
 
-export function compileIndex(snapshot: IndexSnapshot): CompileReport {
+/**
+ * @param guards the guards of earlier builds, reused by schema text (IndexHolder keeps one across
+ * builds); a fresh one compiles everything
+ */
+export function compileIndex(snapshot: IndexSnapshot, guards = new GuardCache()): CompileReport {
   const skipped: CompileReport['skipped'] = [];
   const routes: { method: string; path: string; value: CompiledEndpoint }[] = [];
   const shapes = new Set<string>();
@@ -29,7 +33,7 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
     shapes.add(`${definition.method} ${shape}`);
     let guard: CompiledEndpoint['guard'] = null;
     if (definition.guard) {
-      const compiled = entry.guardSchema === null ? null : compileGuardSchema(entry.guardSchema);
+      const compiled = entry.guardSchema === null ? null : guards.compile(entry.guardSchema);
       if (!compiled || !compiled.ok) {
         skipped.push({ id: definition.id, reason: 'guard schema does not compile' });
         continue;
@@ -37,7 +41,7 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
       guard = compiled.guard;
     }
     const code = codeOf(entry);
-    const resultSchemas = resultSchemasOf(entry);
+    const resultSchemas = resultSchemasOf(guards, entry);
     routes.push({
       method: definition.method,
       path: definition.path,
@@ -46,7 +50,7 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
         definition,
         component: entry.component,
         code,
-        approved: approvedRun(entry),
+        approved: approvedRun(guards, entry),
         revisionDigest: entry.revision?.digest ?? null,
         guard,
         resultSchemas,
@@ -57,6 +61,7 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
       },
     });
   }
+  guards.nextGeneration();
   return {
     index: { version: snapshot.version, builtAt: snapshot.builtAt, settings: snapshot.settings, router: compileRouter(routes), endpoints: routes.length },
     skipped,
@@ -64,11 +69,11 @@ export function compileIndex(snapshot: IndexSnapshot): CompileReport {
 }
 
 /** What runs when the execution account is an administrator service account (spec, Authentication rule 9). */
-function approvedRun(entry: SnapshotEndpoint): CompiledEndpoint['approved'] {
+function approvedRun(guards: GuardCache, entry: SnapshotEndpoint): CompiledEndpoint['approved'] {
   const { approved } = entry;
   if (approved === undefined || approved === 'same') return undefined;
   if (approved === null) return null;
-  return { code: codeOf(entry, approved), resultSchemas: resultSchemasOf(entry, approved) };
+  return { code: codeOf(entry, approved), resultSchemas: resultSchemasOf(guards, entry, approved) };
 }
 
 function codeOf(entry: SnapshotEndpoint, revision = entry.revision): CodeRevision | null {
@@ -86,12 +91,12 @@ function codeOf(entry: SnapshotEndpoint, revision = entry.revision): CodeRevisio
 }
 
 /** Compiled schemas of the node results the bound revision declares with one (those that compile). */
-function resultSchemasOf(entry: SnapshotEndpoint, revision = entry.revision): ReadonlyMap<string, CompiledGuard> | null {
+function resultSchemasOf(guards: GuardCache, entry: SnapshotEndpoint, revision = entry.revision): ReadonlyMap<string, CompiledGuard> | null {
   const declared = entry.component?.kind === 'node' ? revision?.results : undefined;
   let out: Map<string, CompiledGuard> | null = null;
   for (const result of declared ?? []) {
     if (result.schema === undefined) continue;
-    const compiled = compileGuardSchema(result.schema);
+    const compiled = guards.compile(result.schema);
     if (compiled.ok) (out ??= new Map()).set(result.name, compiled.guard);
   }
   return out;

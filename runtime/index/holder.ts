@@ -3,6 +3,7 @@ import type { Logger } from '../../src/lib/log.ts';
 import type { IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
 import type { RuntimeIndex } from './compiled.ts';
 import { compileIndex } from './compile.ts';
+import { GuardCache } from '../guard/index.ts';
 
 export interface IndexHealth {
   loaded: boolean;
@@ -15,6 +16,8 @@ export class IndexHolder {
   private index: RuntimeIndex | null = null;
   private lastError: string | null = null;
   private lastLoadedAt: string | null = null;
+  /** Guards of the index served, reused by the next build where their schema is unchanged. */
+  private readonly guards = new GuardCache();
 
   constructor(private readonly log: Logger) {}
 
@@ -46,7 +49,7 @@ export class IndexHolder {
   }
 
   private install(snapshot: IndexSnapshot): void {
-    const { index, skipped } = compileIndex(snapshot);
+    const { index, skipped } = compileIndex(snapshot, this.guards);
     for (const s of skipped) this.log.warn(`endpoint ${s.id} left out of index ${snapshot.version}: ${s.reason}`);
     this.index = index;
     this.lastError = null;
