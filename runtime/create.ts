@@ -6,7 +6,6 @@ import type { JwtService } from '../src/auth/jwt.ts';
 import type { Logger } from '../src/lib/log.ts';
 import { createRedis, indexKeys } from '../src/lib/redis.ts';
 import { WorkspaceStore } from '../src/auth/workspaces.ts';
-import { EndpointStore } from '../src/endpoints/store.ts';
 import { buildIndexSnapshot } from '../src/endpoints/index-snapshot.ts';
 import { currentIndexVersion } from '../src/endpoints/index-version.ts';
 import type { LocalIndexPublisher } from '../src/endpoints/publishers.ts';
@@ -40,7 +39,6 @@ export interface Runtime {
 }
 
 export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
-  const store = new EndpointStore(o.db);
   const index = new IndexHolder(o.log);
   const redis = o.config.REDIS_URL
     ? {
@@ -51,7 +49,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     : undefined;
   const sync = new IndexSync({
     holder: index,
-    fromDatabase: () => buildIndexSnapshot(o.db, store),
+    fromDatabase: () => buildIndexSnapshot(o.db),
     databaseVersion: () => currentIndexVersion(o.db),
     local: o.embedded ? (listener) => o.embedded!.publisher.subscribe(listener) : undefined,
     redis,

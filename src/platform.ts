@@ -82,7 +82,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const publishers: IndexPublisher[] = [publisher];
   if (redis) {
     const keys = indexKeys((await workspaces.ensureDefault()).id);
-    publishers.push(new RedisIndexPublisher(redis, keys, () => buildIndexSnapshot(db, endpointStore), log));
+    publishers.push(new RedisIndexPublisher(redis, keys, () => buildIndexSnapshot(db), log));
   }
   const indexPublisher = new CompositePublisher(publishers);
   const endpoints = new EndpointService({

@@ -3,7 +3,7 @@
 import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
 import { GuardCache, type CompiledGuard } from '../guard/index.ts';
 import type { CodeRevision } from '../executor/types.ts';
-import { prepareStatic } from '../respond.ts';
+import { prepareStatic, type PreparedStatic } from '../respond.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
 import type { CompiledEndpoint, RuntimeIndex } from './compiled.ts';
 
@@ -54,7 +54,7 @@ export function compileIndex(snapshot: IndexSnapshot, guards = new GuardCache())
         revisionDigest: entry.revision?.digest ?? null,
         guard,
         resultSchemas,
-        prepared: definition.staticResponse ? prepareStatic(definition.staticResponse) : null,
+        prepared: definition.staticResponse ? preparedOf(definition.staticResponse) : null,
         hasBody: definition.method !== 'GET',
         results: definition.noResult ? 'none' : definition.popResult ? { only: definition.popResult } : undefined,
         guardsBody: definition.method !== 'GET' && definition.method !== 'DELETE',
@@ -66,6 +66,18 @@ export function compileIndex(snapshot: IndexSnapshot, guards = new GuardCache())
     index: { version: snapshot.version, builtAt: snapshot.builtAt, settings: snapshot.settings, router: compileRouter(routes), endpoints: routes.length },
     skipped,
   };
+}
+
+/**
+ * Static responses as served, made once per definition object: the control plane hands an
+ * unchanged definition to the next build as the same object (src/endpoints/index-snapshot.ts),
+ * and serializing a large body again on every change anywhere held the serving thread.
+ */
+const preparedStatics = new WeakMap<object, PreparedStatic>();
+function preparedOf(s: NonNullable<SnapshotEndpoint['definition']['staticResponse']>): PreparedStatic {
+  let prepared = preparedStatics.get(s);
+  if (!prepared) preparedStatics.set(s, (prepared = prepareStatic(s)));
+  return prepared;
 }
 
 /** What runs when the execution account is an administrator service account (spec, Authentication rule 9). */

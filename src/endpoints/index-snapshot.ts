@@ -1,14 +1,14 @@
 // Builds the definition index the runtime serves (DESIGN §9): every active Endpoint with its
 // component revision and guard schema resolved, the instance settings, and the index version,
 // all read in one transaction so they agree. The snapshot is plain JSON (it travels through Redis).
-import { eq } from 'drizzle-orm';
-import type { Database } from '../db/index.ts';
+import { eq, inArray } from 'drizzle-orm';
+import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind } from './contract.ts';
 import type { BoundRevision } from './component-lookup.ts';
 import { BindingsReader, type Binding } from './bindings.ts';
 import { readSettings, type EndpointSettings } from './settings.ts';
 import type { EndpointRecord } from './schema.ts';
-import type { EndpointStore } from './store.ts';
+import { toRecord, type EndpointStore } from './store.ts';
 
 export interface SnapshotRevision {
   id: string;
@@ -54,12 +54,72 @@ export interface IndexSnapshot {
   endpoints: SnapshotEndpoint[];
 }
 
-export async function buildIndexSnapshot(db: Database, store: EndpointStore): Promise<IndexSnapshot> {
+/** An active definition as the last snapshot built on a database decoded it. */
+interface Decoded {
+  version: number;
+  updatedAt: number;
+  record: EndpointRecord;
+  definition: SnapshotEndpoint['definition'];
+}
+
+/**
+ * The active definitions of the last snapshot built on each database, by id. Every change
+ * rebuilds the whole snapshot; a definition whose version (bumped by every write of it) is the
+ * same is not read and decoded again, and keeps its object, so that the runtime's per-definition
+ * work (a static response serialized, template inputs) is reused too. A few Endpoints with
+ * megabytes of static body made every activation anywhere hold the serving thread for ~0.5 s.
+ */
+const decodedBy = new WeakMap<Database, Map<string, Decoded>>();
+
+/** Reads per statement when fetching definitions by id: below both databases' parameter limits. */
+const FETCH_CHUNK = 500;
+
+/** The active definitions in creation order, read and decoded only where they changed. */
+async function activeDefinitions(db: Database, q: Orm): Promise<Decoded[]> {
+  const { endpoints } = db.t;
+  const stamps = await q
+    .select({ id: endpoints.id, version: endpoints.version, updatedAt: endpoints.updatedAt })
+    .from(endpoints)
+    .where(eq(endpoints.status, 'active'))
+    .orderBy(endpoints.createdAt);
+  const previous = decodedBy.get(db) ?? new Map<string, Decoded>();
+  const next = new Map<string, Decoded>();
+  const changed: string[] = [];
+  for (const s of stamps) {
+    const known = previous.get(s.id);
+    if (known && known.version === s.version && known.updatedAt === s.updatedAt.getTime()) next.set(s.id, known);
+    else changed.push(s.id);
+  }
+  for (let i = 0; i < changed.length; i += FETCH_CHUNK) {
+    const rows = await q.select().from(endpoints).where(inArray(endpoints.id, changed.slice(i, i + FETCH_CHUNK)));
+    for (const row of rows) {
+      const record = toRecord(row);
+      const { createdAt: _c, updatedAt: _u, contractStatus: _s, ...definition } = record;
+      next.set(record.id, {
+        version: record.version,
+        updatedAt: record.updatedAt.getTime(),
+        record,
+        definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'],
+      });
+    }
+  }
+  decodedBy.set(db, next);
+  // A definition deleted between the two reads (Postgres, read committed) is left out.
+  return stamps.map((s) => next.get(s.id)).filter((d): d is Decoded => d !== undefined);
+}
+
+/** The active definitions as the index has them (unchanged ones are not read and decoded again). */
+export async function activeEndpoints(db: Database): Promise<EndpointRecord[]> {
+  return (await db.read((q) => activeDefinitions(db, q))).map((d) => d.record);
+}
+
+export async function buildIndexSnapshot(db: Database): Promise<IndexSnapshot> {
   // A transaction gives Postgres one consistent view; on SQLite it serialises with writers.
   return db.write(async (q) => {
     const [state] = await q.select().from(db.t.indexState).where(eq(db.t.indexState.id, 1));
     const settings = await readSettings(db, q);
-    const records = await store.listActive(q);
+    const decoded = await activeDefinitions(db, q);
+    const records = decoded.map((d) => d.record);
     const modeOf = (record: EndpointRecord) => record.executionPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
     const bindings: Binding[] = [];
     for (const record of records) {
@@ -70,8 +130,7 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore): Pr
     const read = await BindingsReader.load(db, q, bindings, approvalsFor);
 
     const endpoints: SnapshotEndpoint[] = [];
-    for (const record of records) {
-      const { createdAt: _c, updatedAt: _u, contractStatus: _s, ...definition } = record;
+    for (const { record, definition } of decoded) {
       let component: SnapshotEndpoint['component'] = null;
       let revision: SnapshotRevision | null = null;
       let approved: SnapshotEndpoint['approved'];
@@ -86,7 +145,7 @@ export async function buildIndexSnapshot(db: Database, store: EndpointStore): Pr
       else if (record.guard?.type === 'component') {
         guardSchema = read.resolve({ componentId: record.guard.componentId, digest: record.guard.componentDigest })?.revision?.content.schema ?? null;
       }
-      endpoints.push({ definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'], component, revision, ...(approved !== undefined ? { approved } : {}), guardSchema });
+      endpoints.push({ definition, component, revision, ...(approved !== undefined ? { approved } : {}), guardSchema });
     }
     return { format: SNAPSHOT_FORMAT, version: state?.version ?? 0, builtAt: new Date().toISOString(), settings, endpoints };
   });

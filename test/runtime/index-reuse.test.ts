@@ -38,3 +38,26 @@ test('a rebuild reuses the unchanged guards and compiles a changed one', async (
   expect((await s.invoke('POST', '/reuse/a', { body: { n: 50 } })).status).toBe(200);
   expect((await s.invoke('POST', '/reuse/same', { body: { n: 50 } })).status).toBe(400);
 });
+
+test('a rebuild keeps unchanged definitions as they were decoded (and their static response as made); a changed one is read again', async () => {
+  const body = { items: Array.from({ length: 100 }, (_, i) => ({ i })) };
+  const big = await s.endpoint({ method: 'GET', path: '/reuse/big', staticResponse: { status: 200, body } });
+  const served = () => s.runtime.index.current!.router.match('GET', '/reuse/big')!.value;
+  const before = served();
+  await s.endpoint({ method: 'GET', path: '/reuse/another', staticResponse: { status: 200, body: {} } });
+  const after = served();
+  expect(after).not.toBe(before); // a new index
+  expect(after.definition).toBe(before.definition);
+  expect(after.prepared).toBe(before.prepared);
+
+  // Its own change is read again, and served.
+  expect((await s.api('POST', `/api/v1/endpoints/${big.id}/disable`)).status).toBe(200);
+  const version = (await s.api('GET', `/api/v1/endpoints/${big.id}`)).body.version;
+  expect((await s.api('PATCH', `/api/v1/endpoints/${big.id}`, { staticResponse: { status: 200, body: { changed: true } }, version })).status).toBe(200);
+  expect((await s.api('POST', `/api/v1/endpoints/${big.id}/activate`)).status).toBe(200);
+  expect(served().definition).not.toBe(before.definition);
+  expect(served().definition.staticResponse).toEqual({ status: 200, body: { changed: true } });
+  const r = await s.invoke('GET', '/reuse/big');
+  expect(r.status).toBe(200);
+  expect(await r.json()).toEqual({ changed: true });
+});
