@@ -4,6 +4,7 @@ import type { Database } from '../db/index.ts';
 import { isAdmin, type Principal } from '../auth/roles.ts';
 import { notFound } from '../http/problem.ts';
 import { buildEndpointsOpenApi, type OpenApiEndpoint } from './openapi.ts';
+import { activeEndpoints } from './index-snapshot.ts';
 import type { TableComponentLookup } from './component-lookup.ts';
 import type { EndpointRecord } from './schema.ts';
 import type { EndpointStore } from './store.ts';
@@ -17,7 +18,7 @@ export class EndpointOpenApi {
   ) {}
 
   async all(principal: Principal): Promise<Record<string, unknown>> {
-    const active = (await this.store.listActive()).filter((e) => isAdmin(principal) || principal.workspaceIds.includes(e.workspaceId));
+    const active = (await activeEndpoints(this.db)).filter((e) => isAdmin(principal) || principal.workspaceIds.includes(e.workspaceId));
     return this.document(active);
   }
 

@@ -199,6 +199,23 @@ describe('response modes', () => {
     expect(doc.paths['/static-empty'].delete.requestBody).toBeUndefined();
   });
 
+  test('a configured body larger than 16 KiB as JSON is described, not shown; a smaller one is the example', async () => {
+    const large = { items: Array.from({ length: 3000 }, (_, i) => ({ i })) };
+    const small = { items: [1, 2, 3] };
+    const big = build([
+      { record: endpoint('GET', '/large', { componentId: null, staticResponse: { status: 200, body: large } }) },
+      { record: endpoint('GET', '/small', { componentId: null, staticResponse: { status: 200, body: small } }) },
+      { record: endpoint('POST', '/guarded', { guard: { type: 'inline', schema: { type: 'object' } }, validationFailure: { status: 422, body: large } }) },
+    ]);
+    const content = big.paths['/large'].get.responses['200'].content['application/json'];
+    expect(content.example).toBeUndefined();
+    expect(content.schema.description).toBe(`The configured body (${JSON.stringify(large).length} characters as JSON; too large to show here)`);
+    expect(big.paths['/small'].get.responses['200'].content['application/json']).toEqual({ schema: {}, example: small });
+    expect(big.paths['/guarded'].post.responses['422'].content['application/json'].example).toBeUndefined();
+    expect(JSON.stringify(big).length).toBeLessThan(JSON.stringify(large).length);
+    await validate(big);
+  });
+
   test('a static response documents its own headers, never the platform\'s in another spelling', () => {
     const headers = doc.paths['/static-forged'].get.responses['200'].headers;
     expect(headers['x-kept']).toEqual({ schema: { type: 'string' }, example: 'yes' });

@@ -57,7 +57,7 @@ export function buildOperation(source: OperationSource, ctx: OperationContext): 
     const failure = record.validationFailure;
     if (failure) {
       const response: JsonObject = { description: 'Input validation failed: the body configured on the Endpoint' };
-      if (failure.body !== undefined) response.content = { 'application/json': { schema: {}, example: failure.body } };
+      if (failure.body !== undefined) response.content = { 'application/json': mediaOf(failure.body) };
       responses.add(failure.status, response);
     } else {
       responses.addStandard('BadRequest');
@@ -100,6 +100,28 @@ function queryParameters(ctx: OperationContext, schema: unknown): JsonObject[] {
   return [{ name: 'query', in: 'query', required: false, style: 'form', explode: true, description: 'The query string as an object, validated by the guard', schema: embedded }];
 }
 
+/**
+ * Configured bodies (a static response, a validation failure's) are shown as examples up to this
+ * size as JSON. A body of megabytes made every generated document megabytes per Endpoint, built
+ * and serialized on the serving thread at each request.
+ */
+export const EXAMPLE_LIMIT_CHARS = 16 * 1024;
+/** Sizes of configured bodies, per body object: unchanged definitions are the same objects across requests. */
+const exampleSizes = new WeakMap<object, number>();
+
+/** The media type object of a configured body: any schema, and the body as its example when small enough. */
+function mediaOf(body: unknown): JsonObject {
+  let size: number;
+  if (body !== null && typeof body === 'object') {
+    size = exampleSizes.get(body) ?? JSON.stringify(body).length;
+    exampleSizes.set(body, size);
+  } else {
+    size = JSON.stringify(body)?.length ?? 0;
+  }
+  if (size <= EXAMPLE_LIMIT_CHARS) return { schema: {}, example: body };
+  return { schema: { description: `The configured body (${size} characters as JSON; too large to show here)` } };
+}
+
 function success(source: OperationSource, ctx: OperationContext, responses: ResponseSet): void {
   const { record } = source;
   const headers: JsonObject = { 'x-svc-oid': { $ref: '#/components/headers/XSvcOid' } };
@@ -113,7 +135,7 @@ function success(source: OperationSource, ctx: OperationContext, responses: Resp
       else if (!isPlatformHeader(name.toLowerCase())) headers[name] = { schema: { type: 'string' }, example: value };
     }
     response.headers = headers;
-    if (configured.body !== undefined && !carriesNoContent(configured.status)) response.content = { [mediaType]: { schema: {}, example: configured.body } };
+    if (configured.body !== undefined && !carriesNoContent(configured.status)) response.content = { [mediaType]: mediaOf(configured.body) };
     responses.add(configured.status, response);
     return;
   }
