@@ -13,6 +13,8 @@ import { buildIndexSnapshot } from '../src/endpoints/index-snapshot.ts';
 import { EndpointStore } from '../src/endpoints/store.ts';
 import { TableComponentLookup } from '../src/endpoints/component-lookup.ts';
 import { compileIndex } from '../runtime/index/compile.ts';
+import { GuardCache } from '../runtime/guard/index.ts';
+import { sql } from 'drizzle-orm';
 import { millis, ratio, table } from './lib/table.ts';
 
 const count = Number(process.argv.find((a) => a.startsWith('--endpoints='))?.split('=')[1] ?? 1000);
@@ -56,12 +58,20 @@ try {
       }
     });
   };
-  const snapshot = await buildIndexSnapshot(p.db, store);
+  const snapshot = await buildIndexSnapshot(p.db);
   if (snapshot.endpoints.length !== count) throw new Error(`expected ${count} endpoints in the index, got ${snapshot.endpoints.length}`);
+  // What a change does to the rows: bumps the version of the definitions it touches.
+  const touch = (all: boolean) => p.db.write(async (q) => {
+    q.run(all ? sql`UPDATE endpoints SET version = version + 1` : sql`UPDATE endpoints SET version = version + 1 WHERE id = (SELECT id FROM endpoints LIMIT 1)`);
+  });
+  const guards = new GuardCache();
+  compileIndex(snapshot, guards);
   const times = await oneShotAsync([
     { name: 'baseline: a lookup per binding (reads only)', run: perBinding },
-    { name: 'snapshot build (set-wise reads, everything)', run: () => buildIndexSnapshot(p.db, store) },
-    { name: 'compile (router, guards, code)', run: async () => void compileIndex(snapshot) },
+    { name: 'snapshot build, every definition changed', before: () => touch(true), run: () => buildIndexSnapshot(p.db) },
+    { name: 'snapshot build, one definition changed', before: () => touch(false), run: () => buildIndexSnapshot(p.db) },
+    { name: 'compile (router, guards, code), first build', run: async () => void compileIndex(snapshot) },
+    { name: 'compile, guards of the build before reused', run: async () => void compileIndex(snapshot, guards) },
   ]);
   const base = times.get('baseline: a lookup per binding (reads only)')!;
   console.log(`Index build: ${count} active Endpoints on a SQLite file (created and activated one by one in ${(setup / 1000).toFixed(1)} s); median of 11 runs`);
@@ -71,12 +81,16 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-async function oneShotAsync(steps: { name: string; run: () => Promise<unknown> }[], runs = 11): Promise<Map<string, { median: number; p90: number }>> {
+async function oneShotAsync(steps: { name: string; before?: () => Promise<unknown>; run: () => Promise<unknown> }[], runs = 11): Promise<Map<string, { median: number; p90: number }>> {
   const out = new Map<string, { median: number; p90: number }>();
   for (const step of steps) {
-    for (let i = 0; i < 2; i++) await step.run();
+    for (let i = 0; i < 2; i++) {
+      await step.before?.();
+      await step.run();
+    }
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
+      await step.before?.();
       const t = performance.now();
       await step.run();
       samples.push(performance.now() - t);
