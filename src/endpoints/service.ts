@@ -277,7 +277,32 @@ function lowerCaseDigests<T>(body: T): T {
   return body;
 }
 
-const definitionRules = (body: unknown): Violation[] => [...pathRule(body), ...staticHeaderViolations(body)];
+/**
+ * Configured documents the runtime holds and answers with (or hands every call) are bounded like a
+ * component's result (DESIGN §8: 1 MiB). Beyond it a definition made every build of the index, and
+ * its own activation, hold the serving thread for its size.
+ */
+export const DEFINITION_DOCUMENT_LIMIT_BYTES = 1024 * 1024;
+
+function sizeViolations(body: unknown): Violation[] {
+  const b = body as { staticResponse?: { body?: unknown } | null; validationFailure?: { body?: unknown } | null; inputs?: unknown } | null;
+  const documents: [string, unknown][] = [
+    ['/staticResponse/body', b?.staticResponse?.body],
+    ['/validationFailure/body', b?.validationFailure?.body],
+    ['/inputs', b?.inputs],
+  ];
+  const out: Violation[] = [];
+  for (const [pointer, value] of documents) {
+    if (value === undefined || value === null) continue;
+    const json = JSON.stringify(value);
+    if (json.length > DEFINITION_DOCUMENT_LIMIT_BYTES / 3 && Buffer.byteLength(json, 'utf8') > DEFINITION_DOCUMENT_LIMIT_BYTES) {
+      out.push({ pointer, message: `At most ${DEFINITION_DOCUMENT_LIMIT_BYTES} bytes as JSON (UTF-8)` });
+    }
+  }
+  return out;
+}
+
+const definitionRules = (body: unknown): Violation[] => [...pathRule(body), ...staticHeaderViolations(body), ...sizeViolations(body)];
 
 function assertValid(status: ContractStatus, detail: string): void {
   if (status.valid) return;

@@ -57,6 +57,21 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(pointers).toEqual(expect.arrayContaining(['/method', '/successStatus', '/validationFailure/status', '/extra']));
     });
 
+    test('a static body, validation-failure body or inputs over 1 MiB as JSON → 422 at each; up to 1 MiB is stored', async () => {
+      const over = 'x'.repeat(1024 * 1024); // 1 MiB + 2 bytes as JSON
+      const r = await create({ ...staticDef('/too-large'), staticResponse: { status: 200, body: over }, guard: { type: 'inline', schema: {} }, validationFailure: { status: 400, body: [over] }, inputs: { text: over } });
+      expect(r.status).toBe(422);
+      expect(r.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/staticResponse/body', '/validationFailure/body', '/inputs']);
+      expect(r.body.errors[0].message).toBe('At most 1048576 bytes as JSON (UTF-8)');
+      // Multi-byte characters count as UTF-8: 350,000 × 3 bytes is over, though 350,002 characters are not.
+      expect((await create({ ...staticDef('/too-large-utf8'), staticResponse: { status: 200, body: '€'.repeat(350_000) } })).status).toBe(422);
+      const fits = await create({ ...staticDef('/large'), staticResponse: { status: 200, body: 'x'.repeat(1024 * 1024 - 2) } });
+      expect(fits.status).toBe(201);
+      const patched = await p.json<Record<string, any>>('PATCH', `/api/v1/endpoints/${fits.body.id}`, { key: adminKey, body: { inputs: { text: over } } });
+      expect(patched.status).toBe(422);
+      expect(patched.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/inputs']);
+    });
+
     test('other workspaces see 404; roles without ENDPOINT_ADMIN get 403', async () => {
       const r = await create(staticDef('/private'));
       expect((await p.json('GET', `/api/v1/endpoints/${r.body.id}`, { key: outsiderKey })).status).toBe(404);
