@@ -60,6 +60,9 @@ export interface PlatformOptions {
 }
 
 export async function createPlatform(config: Config, log: Logger, options: PlatformOptions): Promise<Platform> {
+  // Before anything is stored: a REDIS_URL naming a database the server lacks stops the start, and
+  // a first start must not have made (and never shown) its bootstrap key by then.
+  const redis = config.REDIS_URL ? await createRedis(config.REDIS_URL, log, 'control-plane-index') : null;
   const db = await openDatabase(config.DATABASE_URL, options.postgres);
   const principals = new PrincipalStore(db);
   const workspaces = new WorkspaceStore(db);
@@ -78,7 +81,6 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const endpointStore = new EndpointStore(db);
   const componentLookup = new TableComponentLookup(db);
   const publisher = new LocalIndexPublisher(log);
-  const redis = config.REDIS_URL ? await createRedis(config.REDIS_URL, log, 'control-plane-index') : null;
   const publishers: IndexPublisher[] = [publisher];
   if (redis) {
     const keys = indexKeys((await workspaces.ensureDefault()).id);

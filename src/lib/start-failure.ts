@@ -9,11 +9,10 @@ import { ConfigError } from '../config.ts';
 const CLEANUP_LIMIT_MS = 5_000;
 
 export async function failStart(error: unknown, undo: (() => Promise<void>) | undefined): Promise<never> {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`start failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  // A configuration error found once the start is under way (REDIS_URL's database) has set up
+  // executor hosts by then, like any other failure.
+  if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`start failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
   if (undo) await Promise.race([undo().catch(() => {}), Bun.sleep(CLEANUP_LIMIT_MS)]);
-  process.exit(1);
+  process.exit(error instanceof ConfigError ? 2 : 1);
 }

@@ -2,6 +2,9 @@
 // the server does not have stops the start with a configuration error; ioredis alone would only
 // log it and go on with database 0.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../../src/config.ts';
 import { createRedis } from '../../src/lib/redis.ts';
@@ -41,6 +44,32 @@ describe.skipIf(!hasRedis)('createRedis', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain('REDIS_URL: the Redis server has no database 16');
   });
+
+  test('npm start with such a database exits 2 before anything is stored: the next start still shows its bootstrap key', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'redis-db-start-'));
+    const start = (db: number) => Bun.spawn([process.execPath, join(import.meta.dir, '../../src/start.ts')], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, DATABASE_URL: `sqlite:${join(dataDir, 'platform.db')}`, REDIS_URL: `${server.url}/${db}`, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'error' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const refused = start(16);
+    expect(await refused.exited).toBe(2);
+    expect(await new Response(refused.stderr).text()).toContain('REDIS_URL: the Redis server has no database 16');
+    expect(await new Response(refused.stdout).text()).not.toContain('Bootstrap INSTANCE_ADMIN API key');
+
+    const started = start(15);
+    const reader = started.stdout.getReader();
+    let out = '';
+    const deadline = Date.now() + 20_000;
+    while (!out.includes('sk-') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    started.kill('SIGTERM');
+    await started.exited;
+    expect(out).toContain('Bootstrap INSTANCE_ADMIN API key (shown once, store it now)');
+  }, 30_000);
 
   test('a Redis that is down at start is not a configuration error: the client is returned and reconnects later', async () => {
     await server.stop();
