@@ -65,8 +65,9 @@ async function execute(runner: SqlRunner, query: SQL): Promise<Record<string, un
     return await runner.all(query);
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-    // The server cut it off at the list connections' statement_timeout (src/db/postgres/open.ts).
-    if (code === '57014') {
+    // Past the list query time limit: Postgres cut it off at the list connections'
+    // statement_timeout (src/db/postgres/open.ts), or a SQLite reader gave up on it (src/db/sqlite/readers.ts).
+    if (code === '57014' || code === 'QUERY_TIMEOUT') {
       throw new ProblemError(503, 'QUERY_TIMEOUT', 'The list query ran past its time limit; narrow the filter or ask for less (sort and filter on indexed fields, no count)');
     }
     if (/^22[0-9A-Z]{3}$/.test(code)) {

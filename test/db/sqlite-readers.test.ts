@@ -5,8 +5,10 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/db/index.ts';
+import { SqliteReaders } from '../../src/db/sqlite/readers.ts';
 import { isDatabaseUnavailable } from '../../src/db/errors.ts';
 
 let db: Database;
@@ -79,9 +81,75 @@ test("the driver's errors come back with their code (a busy database is a 503, a
   expect(await db.runner.all(sql`SELECT count(*) AS n FROM notes`)).toEqual([{ n: 4 }]);
 });
 
-test('queries spread over the readers: several long ones at once all answer, each with its own rows', async () => {
-  const answers = await Promise.all([1, 2, 3, 4].map((k) => db.runner.all(sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${200_000 * k}) SELECT count(*) AS n FROM n`)));
-  expect(answers).toEqual([1, 2, 3, 4].map((k) => [{ n: 200_000 * k }]));
+test('one long list query does not hold up the others: a short one sent after it is answered first', async () => {
+  const order: string[] = [];
+  const long = db.runner.all(slowCount).then(() => order.push('long'));
+  const short = db.runner.all(sql`SELECT count(*) AS n FROM notes`).then((rows) => {
+    order.push('short');
+    return rows;
+  });
+  expect(await short).toEqual([{ n: 4 }]);
+  await long;
+  expect(order).toEqual(['short', 'long']);
+});
+
+/** OS threads of this process. */
+const threads = () => readdirSync('/proc/self/task').length;
+/** A query that keeps a reader busy for seconds. */
+const verySlow = sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000000) SELECT count(*) AS n FROM n`;
+
+test('past its time limit a query is answered QUERY_TIMEOUT; runaway threads never exceed the two readers, and the readers serve again after', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'readers-')), 'platform.db');
+  (await openDatabase(`sqlite:${file}`)).close();
+  const readers = new SqliteReaders(file, { timeoutMs: 300, closeWaitMs: 100 });
+  expect(await readers.all(sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]); // a reader is up
+  const before = threads();
+  const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => readers.all(verySlow)));
+  for (const outcome of outcomes) {
+    expect(outcome.status).toBe('rejected');
+    expect((outcome as PromiseRejectedResult).reason.code).toBe('QUERY_TIMEOUT');
+    expect((outcome as PromiseRejectedResult).reason.message).toBe('The list query ran past its time limit of 300 ms');
+  }
+  expect(threads()).toBeLessThanOrEqual(before + 2);
+  // Once the stopped threads end (their statements run out), queries are served again.
+  const later = await (async () => {
+    for (;;) {
+      try {
+        return await readers.all(sql`SELECT 2 AS two`);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'QUERY_TIMEOUT') throw error;
+      }
+    }
+  })();
+  expect(later).toEqual([{ two: 2 }]);
+  await readers.close();
+}, 60_000);
+
+test('a file that cannot be opened fails each query with the reason, and leaves no thread behind', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'readers-'));
+  const readers = new SqliteReaders(join(dir, 'missing', 'platform.db'));
+  const before = threads();
+  for (let i = 0; i < 10; i++) {
+    await expect(readers.all(sql`SELECT 1`)).rejects.toThrow(/list-query reader: .*(unable to open|no such file)/i);
+  }
+  await Bun.sleep(200); // terminated threads end
+  expect(threads()).toBeLessThanOrEqual(before + 2);
+  await readers.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('closing does not wait long for a runaway query: it is answered and its thread stopped', async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'readers-')), 'platform.db');
+  (await openDatabase(`sqlite:${file}`)).close();
+  const readers = new SqliteReaders(file, { closeWaitMs: 100 });
+  const query = readers.all(verySlow).catch((e: unknown) => e);
+  await Bun.sleep(50);
+  const order: string[] = [];
+  await readers.close().then(() => order.push('closed'));
+  const outcome = await query;
+  order.push('query');
+  expect(order).toEqual(['closed', 'query']);
+  expect((outcome as Error).message).toBe('the database is closed');
 });
 
 test('closing waits for the list query in flight; afterwards a query is refused', async () => {
