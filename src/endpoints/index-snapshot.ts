@@ -8,7 +8,7 @@ import type { BoundRevision } from './component-lookup.ts';
 import { BindingsReader, type Binding } from './bindings.ts';
 import { readSettings, type EndpointSettings } from './settings.ts';
 import type { EndpointRecord } from './schema.ts';
-import { toRecord, type EndpointStore } from './store.ts';
+import { toRecord } from './store.ts';
 
 export interface SnapshotRevision {
   id: string;
@@ -54,7 +54,7 @@ export interface IndexSnapshot {
   endpoints: SnapshotEndpoint[];
 }
 
-/** An active definition as the last snapshot built on a database decoded it. */
+/** An active definition as the last snapshot built on a database decoded it (contractStatus null: not kept). */
 interface Decoded {
   version: number;
   updatedAt: number;
@@ -93,14 +93,11 @@ async function activeDefinitions(db: Database, q: Orm): Promise<Decoded[]> {
   for (let i = 0; i < changed.length; i += FETCH_CHUNK) {
     const rows = await q.select().from(endpoints).where(inArray(endpoints.id, changed.slice(i, i + FETCH_CHUNK)));
     for (const row of rows) {
-      const record = toRecord(row);
+      // The contract status is re-validated without a version bump (EndpointStore): not kept here.
+      const record: EndpointRecord = { ...toRecord(row), contractStatus: null };
+      // The definition shares the record's documents: both are read-only from here on.
       const { createdAt: _c, updatedAt: _u, contractStatus: _s, ...definition } = record;
-      next.set(record.id, {
-        version: record.version,
-        updatedAt: record.updatedAt.getTime(),
-        record,
-        definition: JSON.parse(JSON.stringify(definition)) as SnapshotEndpoint['definition'],
-      });
+      next.set(record.id, { version: record.version, updatedAt: record.updatedAt.getTime(), record, definition });
     }
   }
   decodedBy.set(db, next);
@@ -108,7 +105,7 @@ async function activeDefinitions(db: Database, q: Orm): Promise<Decoded[]> {
   return stamps.map((s) => next.get(s.id)).filter((d): d is Decoded => d !== undefined);
 }
 
-/** The active definitions as the index has them (unchanged ones are not read and decoded again). */
+/** The active definitions as the index has them (unchanged ones are not read and decoded again; contractStatus null). */
 export async function activeEndpoints(db: Database): Promise<EndpointRecord[]> {
   return (await db.read((q) => activeDefinitions(db, q))).map((d) => d.record);
 }

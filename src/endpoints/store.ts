@@ -53,7 +53,12 @@ export class EndpointStore {
     await q.insert(this.db.t.endpoints).values(toRow(record, createdBy));
   }
 
-  /** Writes `next` only if the stored version is still `expectedVersion`; null when another write won. */
+  /**
+   * Writes `next` only if the stored version is still `expectedVersion`; null when another write won.
+   * Every change of a definition goes through here with a new version (and updatedAt): the index
+   * build re-reads a definition only when those change (index-snapshot.ts). The one write that
+   * does not is the contract status's re-validation, which the index does not carry.
+   */
   async compareAndSet(q: Orm, expectedVersion: number, next: EndpointRecord): Promise<EndpointRecord | null> {
     const { endpoints } = this.db.t;
     const { createdBy: _unused, id: _id, createdAt: _c, ...row } = toRow(next, '');
