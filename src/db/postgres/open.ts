@@ -13,7 +13,8 @@ const PING_TIMEOUT_MS = 1000;
 /**
  * List queries get connections of their own: a few heavy ones (a group over millions of audit
  * rows) then cannot take every connection of the pool that credential lookups and writes need,
- * and each is cut off by the server past this time (57014, answered 503 QUERY_TIMEOUT).
+ * and each is cut off by the server past this time (57014, answered 503 QUERY_TIMEOUT); one that
+ * has waited that long for a connection is answered QUERY_TIMEOUT as well (src/query/runners.ts).
  */
 const LIST_CONNECTIONS = 4;
 export const LIST_STATEMENT_TIMEOUT_MS = 30_000;
@@ -71,7 +72,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return {
     dialect: 'postgres',
     t: pgTables as unknown as Tables,
-    runner: postgresRunner(lists),
+    runner: postgresRunner(lists, options.listTimeoutMs ?? LIST_STATEMENT_TIMEOUT_MS),
     location: { url, ...(options.schema ? { schema: options.schema } : {}) },
     read: (fn) => fn(q),
     write: (fn) => orm.transaction((tx) => fn(tx as unknown as Orm)),
