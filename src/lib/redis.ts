@@ -27,7 +27,10 @@ export async function createRedis(url: string, log: Logger, name: string): Promi
   });
   let down = false;
   client.on('error', (error: Error) => {
-    if (!down) log.warn(`redis ${name}: ${error.message}`);
+    // Checked at start (below) unless Redis was down then: ioredis goes on with database 0.
+    if (/DB index is out of range|invalid DB index/i.test(error.message)) {
+      log.error(`redis ${name}: REDIS_URL names a database this Redis server does not have (${error.message}); fix REDIS_URL`);
+    } else if (!down) log.warn(`redis ${name}: ${error.message}`);
     down = true;
   });
   client.on('ready', () => {

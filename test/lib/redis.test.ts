@@ -71,11 +71,16 @@ describe.skipIf(!hasRedis)('createRedis', () => {
     expect(out).toContain('Bootstrap INSTANCE_ADMIN API key (shown once, store it now)');
   }, 30_000);
 
-  test('a Redis that is down at start is not a configuration error: the client is returned and reconnects later', async () => {
+  test('a Redis that is down at start is not a configuration error: the client is returned; once Redis is back, the missing database is logged as an error', async () => {
     await server.stop();
-    const client = await createRedis(`${server.url}/16`, silentLogger, 'test');
+    const errors: string[] = [];
+    const log = { ...silentLogger, error: (message: string) => void errors.push(message) };
+    const client = await createRedis(`${server.url}/16`, log, 'test');
     expect(client.status).not.toBe('ready');
-    client.disconnect();
+    expect(errors).toEqual([]);
     await server.start();
+    for (let i = 0; i < 100 && errors.length === 0; i++) await Bun.sleep(50);
+    client.disconnect();
+    expect(errors[0]).toContain('redis test: REDIS_URL names a database this Redis server does not have');
   });
 });
