@@ -1,6 +1,6 @@
 // bun:sqlite behind the Database interface: WAL, foreign keys, busy timeout, migrations at open.
 import { Database as SqliteClient } from 'bun:sqlite';
-import { mkdirSync, chmodSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { drizzle } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
@@ -20,16 +20,15 @@ const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'sqlite');
  */
 export function openSqlite(file: string): Database {
   if (file !== ':memory:') {
-    // 0700: executor hosts run as another user and must not read the database file.
+    // Executor hosts run as another user and must not read the database. A directory made here
+    // is 0700; one that exists is left as it is (it may be /tmp, or a home directory: changing
+    // those broke every other user of them). The file is 0600 before SQLite first opens it, and
+    // SQLite gives its WAL and shared-memory files the database file's mode.
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    try {
-      chmodSync(dirname(file), 0o700);
-    } catch {
-      // not ours to change (e.g. a shared directory); the file itself is still 0600 below
-    }
+    closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
   }
   const client = new SqliteClient(file, { create: true, strict: true });
-  if (file !== ':memory:') chmodSync(file, 0o600);
   client.exec('PRAGMA journal_mode = WAL');
   client.exec('PRAGMA synchronous = NORMAL');
   client.exec('PRAGMA foreign_keys = ON');

@@ -1,0 +1,28 @@
+// Where the SQLite file goes: a directory the platform makes is 0700; one that exists keeps its
+// mode (it may be /tmp); the database and its WAL and shared-memory files are 0600 either way.
+import { expect, test } from 'bun:test';
+import { chmodSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/db/index.ts';
+
+const mode = (path: string) => statSync(path).mode & 0o7777;
+
+test('an existing shared directory keeps its mode; the database files are 0600', async () => {
+  const shared = mkdtempSync(join(tmpdir(), 'sqlite-shared-'));
+  chmodSync(shared, 0o1777); // like /tmp
+  const file = join(shared, 'platform.db');
+  const db = await openDatabase(`sqlite:${file}`);
+  expect(mode(shared)).toBe(0o1777);
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) expect(mode(path)).toBe(0o600);
+  await db.close();
+});
+
+test('a directory the platform makes is 0700', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'sqlite-made-'));
+  const dir = join(parent, 'data', 'nested');
+  const db = await openDatabase(`sqlite:${join(dir, 'platform.db')}`);
+  expect(mode(dir)).toBe(0o700);
+  expect(mode(join(dir, 'platform.db'))).toBe(0o600);
+  await db.close();
+});
