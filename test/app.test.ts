@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { executorOptions, loadConfig, ConfigError } from '../src/config.ts';
+import { tempDir } from './helpers/temp.ts';
 
 let p: TestPlatform;
 beforeAll(async () => {
@@ -32,7 +33,7 @@ test('/readyz is 503 while no executor host is up (process isolation), as on the
     status: () => ({ isolation: 'process' as const, layers: { emptyEnv: true, unprivilegedUser: true, pidNamespace: true, networkNamespace: true, addressSpaceLimit: true, noNewPrivileges: true, syscallFilter: true, ipcNamespace: true, privateTmp: true }, hostsReady, hostsTotal: 2, hostsSpare: hostsReady }),
     close: async () => {},
   };
-  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', DATA_DIR: mkdtempSync(join(tmpdir(), 'readyz-')), PORT: '0', RUNTIME_PORT: '0' });
+  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', DATA_DIR: tempDir('readyz'), PORT: '0', RUNTIME_PORT: '0' });
   const platform = await createPlatform(config, silentLogger, { executor });
   try {
     const down = await platform.app.handle(new Request('http://localhost/readyz'));

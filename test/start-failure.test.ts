@@ -1,9 +1,9 @@
 // A process that cannot start (here: its port is taken) exits non-zero with the reason, instead
 // of staying alive and serving nothing.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './helpers/temp.ts';
 
 let busy: ReturnType<typeof Bun.serve>;
 beforeAll(() => {
@@ -15,7 +15,7 @@ test.each([
   ['the control plane (src/main.ts)', 'src/main.ts', 'PORT'],
   ['the runtime (runtime/main.ts)', 'runtime/main.ts', 'RUNTIME_PORT'],
 ])('%s exits 1 when its port is in use', async (_name, entry, portVar) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'start-failure-'));
+  const dataDir = tempDir('start-failure');
   const env = {
     PATH: process.env.PATH ?? '',
     DATA_DIR: dataDir,
@@ -38,11 +38,11 @@ test.each([
   ['the control plane (src/main.ts)', 'src/main.ts'],
   ['both origins (src/start.ts)', 'src/start.ts'],
 ])('%s that fails after its executor started stops the hosts and removes their private copy of Bun', async (_name, entry) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'start-failure-'));
+  const dataDir = tempDir('start-failure');
   // Where the executor would put a private copy of Bun and its own sources: it makes one when the
   // checkout lies below a world-writable directory the hosts get a private /tmp over (a clone
   // under /tmp, as CI's), or when the hosts' user cannot read it.
-  const tmp = mkdtempSync(join(tmpdir(), 'start-failure-tmp-'));
+  const tmp = tempDir('start-failure-tmp');
   const env = {
     PATH: process.env.PATH ?? '',
     TMPDIR: tmp,

@@ -1,14 +1,13 @@
 // Bootstrap and key bookkeeping: the generated admin key is shown once, a configured one is
 // registered idempotently, and key use is recorded off the request path.
 import { expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createPlatform } from '../../src/platform.ts';
 import { silentLogger, type Logger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import { startTestPlatform } from '../helpers/platform.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 async function boot(dir: string, env: Record<string, string> = {}, log: Logger = silentLogger) {
   const executor = await createExecutor({ isolation: 'worker', log: () => {} });
@@ -18,7 +17,7 @@ async function boot(dir: string, env: Record<string, string> = {}, log: Logger =
 }
 
 test('a generated bootstrap key is created on the first start only, and works', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boot-'));
+  const dir = tempDir('boot');
   const first = await boot(dir);
   const key = first.platform.boot.generatedAdminKey!;
   expect(key).toMatch(/^sk-plt_/);
@@ -33,7 +32,7 @@ test('a generated bootstrap key is created on the first start only, and works', 
 });
 
 test('PLATFORM_ADMIN_API_KEY is registered as given, idempotently, for the same admin', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boot-'));
+  const dir = tempDir('boot');
   const given = 'sk-operator-chosen-key-0123456789abcdef';
   const first = await boot(dir, { PLATFORM_ADMIN_API_KEY: given });
   expect(first.platform.boot.generatedAdminKey).toBeUndefined();
@@ -49,7 +48,7 @@ test('PLATFORM_ADMIN_API_KEY is registered as given, idempotently, for the same 
 });
 
 test('a revoked PLATFORM_ADMIN_API_KEY stays revoked across restarts, and the start says so', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'boot-'));
+  const dir = tempDir('boot');
   const given = 'sk-operator-chosen-key-revoked-0123456789';
   const first = await boot(dir, { PLATFORM_ADMIN_API_KEY: given });
   const auth = { authorization: `Bearer ${given}` };

@@ -3,9 +3,6 @@
 // bootstrap admin), the conventions plugin and the component routes under /api/v1; a real
 // executor (worker isolation) is the deployment verifier, and recorders stand in for the
 // Endpoint-side hook and the index publisher.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Elysia } from 'elysia';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
@@ -22,6 +19,7 @@ import { silentLogger } from '../../src/lib/log.ts';
 import { ComponentService, DeploymentService, componentRoutes, type ComponentRecord, type RevisionRecord } from '../../src/components/index.ts';
 import { createExecutor, type Executor } from '../../runtime/executor/index.ts';
 import type { DatabaseCase } from '../helpers/databases.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
 
@@ -51,7 +49,7 @@ export interface ComponentHarness {
 }
 
 export async function startComponentHarness(database: DatabaseCase): Promise<ComponentHarness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'components-test-'));
+  const dataDir = tempDir('components-test');
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', ...database.env });
   const db = await openDatabase(config.DATABASE_URL, database.postgresSchema ? { schema: database.postgresSchema } : {});
   const principals = new PrincipalStore(db);

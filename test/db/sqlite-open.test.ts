@@ -1,15 +1,15 @@
 // Where the SQLite file goes: a directory the platform makes is 0700; one that exists keeps its
 // mode (it may be /tmp); the database and its WAL and shared-memory files are 0600 either way.
 import { expect, test } from 'bun:test';
-import { chmodSync, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/db/index.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const mode = (path: string) => statSync(path).mode & 0o7777;
 
 test('an existing shared directory keeps its mode; the database files are 0600', async () => {
-  const shared = mkdtempSync(join(tmpdir(), 'sqlite-shared-'));
+  const shared = tempDir('sqlite-shared');
   chmodSync(shared, 0o1777); // like /tmp
   const file = join(shared, 'platform.db');
   const db = await openDatabase(`sqlite:${file}`);
@@ -19,7 +19,7 @@ test('an existing shared directory keeps its mode; the database files are 0600',
 });
 
 test('a directory the platform makes is 0700', async () => {
-  const parent = mkdtempSync(join(tmpdir(), 'sqlite-made-'));
+  const parent = tempDir('sqlite-made');
   const dir = join(parent, 'data', 'nested');
   const db = await openDatabase(`sqlite:${join(dir, 'platform.db')}`);
   expect(mode(dir)).toBe(0o700);

@@ -2,19 +2,18 @@
 // has been committed, leave the serving thread free while they run, cannot write, and report the
 // driver's errors as it would.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readdirSync, rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { SqliteReaders } from '../../src/db/sqlite/readers.ts';
 import { isDatabaseUnavailable } from '../../src/db/errors.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 let db: Database;
 
 beforeAll(async () => {
-  db = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'readers-')), 'platform.db')}`);
+  db = await openDatabase(`sqlite:${join(tempDir('readers'), 'platform.db')}`);
   await db.write(async (q) => {
     q.run(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, data TEXT)`);
   });
@@ -99,7 +98,7 @@ const threads = () => readdirSync('/proc/self/task').length;
 const verySlow = sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000000) SELECT count(*) AS n FROM n`;
 
 test('past its time limit a query is answered QUERY_TIMEOUT; runaway threads never exceed the two readers, and the readers serve again after', async () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'readers-')), 'platform.db');
+  const file = join(tempDir('readers'), 'platform.db');
   (await openDatabase(`sqlite:${file}`)).close();
   const readers = new SqliteReaders(file, { timeoutMs: 300, closeWaitMs: 100 });
   expect(await readers.all(sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]); // a reader is up
@@ -126,7 +125,7 @@ test('past its time limit a query is answered QUERY_TIMEOUT; runaway threads nev
 }, 60_000);
 
 test('a file that cannot be opened fails each query with the reason, and leaves no thread behind', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'readers-'));
+  const dir = tempDir('readers');
   const readers = new SqliteReaders(join(dir, 'missing', 'platform.db'));
   const before = threads();
   for (let i = 0; i < 10; i++) {
@@ -139,7 +138,7 @@ test('a file that cannot be opened fails each query with the reason, and leaves 
 });
 
 test('closing does not wait long for a runaway query: it is answered and its thread stopped', async () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'readers-')), 'platform.db');
+  const file = join(tempDir('readers'), 'platform.db');
   (await openDatabase(`sqlite:${file}`)).close();
   const readers = new SqliteReaders(file, { closeWaitMs: 100 });
   const query = readers.all(verySlow).catch((e: unknown) => e);
@@ -153,7 +152,7 @@ test('closing does not wait long for a runaway query: it is answered and its thr
 });
 
 test('closing waits for the list query in flight; afterwards a query is refused', async () => {
-  const own = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'readers-')), 'platform.db')}`);
+  const own = await openDatabase(`sqlite:${join(tempDir('readers'), 'platform.db')}`);
   const query = own.runner.all(slowCount);
   await Bun.sleep(20);
   await own.close();

@@ -1,10 +1,9 @@
 // Which databases a suite runs on: SQLite always; Postgres when reachable, and always under CI
 // (where an unreachable server must fail, not skip).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { test } from 'bun:test';
+import { tempDir } from './temp.ts';
 
 export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -42,7 +41,7 @@ export interface DatabaseCase {
  * queries then run on reader threads, invocation records on the writer thread).
  */
 export function databaseCases(): DatabaseCase[] {
-  const file = join(mkdtempSync(join(tmpdir(), 'test-db-')), 'platform.db');
+  const file = join(tempDir('test-db'), 'platform.db');
   const cases: DatabaseCase[] = [{ name: 'sqlite', env: { DATABASE_URL: `sqlite:${file}` } }];
   if (reachable) {
     cases.push({ name: 'postgres', env: { DATABASE_URL: POSTGRES_URL }, postgresSchema: `t_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}` });

@@ -1,14 +1,12 @@
 // Test harness: a whole control plane on an in-memory database (or Postgres), driven in-process.
 import { afterAll, beforeAll } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
 import { dropPostgresSchema } from './databases.ts';
+import { tempDir } from './temp.ts';
 
 export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
 
@@ -20,7 +18,7 @@ export interface TestPlatform extends Platform {
 }
 
 export async function startTestPlatform(env: Record<string, string> = {}, options: { postgresSchema?: string } = {}): Promise<TestPlatform> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
+  const dataDir = tempDir('platform-test');
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', ...env });
   const executor = await createExecutor({ isolation: 'worker', log: () => {} });
   const platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });

@@ -1,7 +1,4 @@
 // Both origins on real sockets, wired as `npm start` wires them (embedded index, in-process api.platform).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig, withBoundPorts } from '../../src/config.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import { silentLogger, type Logger } from '../../src/lib/log.ts';
@@ -10,6 +7,7 @@ import type { Executor } from '../../runtime/executor/types.ts';
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
 import { SERVER_BODY_CAP } from '../../src/http/body.ts';
 import { ADMIN_KEY } from './platform.ts';
+import { tempDir } from './temp.ts';
 
 export interface Stack {
   platform: Platform;
@@ -29,7 +27,7 @@ export interface Stack {
 }
 
 export async function startStack(env: Record<string, string> = {}, options: { postgresSchema?: string; isolation?: 'worker' | 'process'; runtimeLog?: Logger; /** the runtime server's idle timeout in seconds (Bun's default: 10) */ runtimeIdleTimeout?: number } = {}): Promise<Stack> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-stack-'));
+  const dataDir = tempDir('platform-stack');
   const source = { DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: options.isolation ?? 'worker', ...env };
   let config = loadConfig(source);
   const executor = await createExecutor({ isolation: config.COMPONENT_ISOLATION, hosts: 1, log: () => {} });

@@ -24,8 +24,6 @@ import fc from 'fast-check';
 import qs from 'qs';
 import { SignJWT } from 'jose';
 import { sql } from 'drizzle-orm';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { loadConfig } from '../../src/config.ts';
@@ -35,6 +33,7 @@ import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
 import { ADMIN_KEY } from '../helpers/platform.ts';
 import { jsonNesting } from '../helpers/json-model.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Budget: about 35–45 s on a 2-core machine in total (≈ 30 000 requests when every property runs
@@ -75,7 +74,7 @@ const capturingLogger: Logger = {
 };
 
 async function startPlatform() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-fuzz-'));
+  const dataDir = tempDir('platform-fuzz');
   const config = loadConfig({
     DATABASE_URL: 'sqlite::memory:',
     PLATFORM_ADMIN_API_KEY: ADMIN_KEY,

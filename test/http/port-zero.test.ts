@@ -3,11 +3,11 @@
 // really bound, not `:0`.
 import { afterAll, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_KEY } from '../helpers/platform.ts';
+import { tempDir } from '../helpers/temp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'port-zero-'));
+const dir = tempDir('port-zero');
 const children: ReturnType<typeof Bun.spawn>[] = [];
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');

@@ -2,14 +2,13 @@
 // the server does not have stops the start with a configuration error; ioredis alone would only
 // log it and go on with database 0.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../../src/config.ts';
 import { createRedis } from '../../src/lib/redis.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { redisServerBinary, startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const CI = process.env.CI === 'true';
 const hasRedis = redisServerBinary() !== null;
@@ -46,7 +45,7 @@ describe.skipIf(!hasRedis)('createRedis', () => {
   });
 
   test('npm start with such a database exits 2 before anything is stored: the next start still shows its bootstrap key', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'redis-db-start-'));
+    const dataDir = tempDir('redis-db-start');
     const start = (db: number) => Bun.spawn([process.execPath, join(import.meta.dir, '../../src/start.ts')], {
       env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, DATABASE_URL: `sqlite:${join(dataDir, 'platform.db')}`, REDIS_URL: `${server.url}/${db}`, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'error' },
       stdout: 'pipe',

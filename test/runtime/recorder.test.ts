@@ -1,8 +1,7 @@
 // The invocation recorder: every record becomes one audit row and counts once in the statistics,
 // whichever writer stores it; a failed write loses nothing.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/db/index.ts';
@@ -13,6 +12,7 @@ import { BatchBuilder, decodeBatch } from '../../runtime/recorder/batch.ts';
 import type { InvocationWriter } from '../../runtime/recorder/types.ts';
 import { InlineWriter } from '../../runtime/recorder/writers.ts';
 import { databaseCases, dropPostgresSchema, POSTGRES_URL } from '../helpers/databases.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const record = (endpointId: string, status: number, durationMs: number): InvocationRecord => ({
   at: Date.now(), endpointId, workspaceId: crypto.randomUUID(), initiatorId: crypto.randomUUID(), executionAccountId: null,
@@ -21,7 +21,7 @@ const record = (endpointId: string, status: number, durationMs: number): Invocat
 
 const cases: { name: string; open: () => Promise<Database>; cleanup?: () => Promise<void> }[] = [
   { name: 'in-memory SQLite (inline writer)', open: () => openDatabase('sqlite::memory:') },
-  { name: 'SQLite file (writer thread)', open: () => openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'rec-')), 'p.db')}`) },
+  { name: 'SQLite file (writer thread)', open: () => openDatabase(`sqlite:${join(tempDir('rec'), 'p.db')}`) },
 ];
 const pg = databaseCases().find((c) => c.name === 'postgres');
 if (pg) cases.push({ name: 'Postgres (writer thread)', open: () => openDatabase(POSTGRES_URL, { schema: pg.postgresSchema! }), cleanup: () => dropPostgresSchema(pg.postgresSchema) });
@@ -151,7 +151,7 @@ test('a partial write keeps the rest, in order, and nothing counts twice', async
 
 test('on the writer thread, a batch that could not be stored comes back and is written later, once', async () => {
   // The bytes cross to the writer by transfer; when a write fails they must come back with the reply.
-  const db = await openDatabase(`sqlite:${join(mkdtempSync(join(tmpdir(), 'rec-')), 'p.db')}`);
+  const db = await openDatabase(`sqlite:${join(tempDir('rec'), 'p.db')}`);
   const recorder = await createRecorder(db, silentLogger);
   const id = crypto.randomUUID();
   const sent = Array.from({ length: 3000 }, (_, i) => record(id, 200 + (i % 3), i % 5));
@@ -177,7 +177,7 @@ describe('records the database cannot take', () => {
   };
 
   test('are kept in a spill file at shutdown and written, once, by the next recorder started on the directory', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const dir = tempDir('spill');
     const id = crypto.randomUUID();
     const sent = Array.from({ length: 3000 }, (_, i) => record(id, 200 + (i % 3), i % 5));
     const first = new InvocationRecorder(down, silentLogger, 60_000, { spillDir: dir });
@@ -198,7 +198,7 @@ describe('records the database cannot take', () => {
   });
 
   test('a database that hangs at shutdown holds close() only for its limit: every record, the one being written included, is spilled', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const dir = tempDir('spill');
     const id = crypto.randomUUID();
     let writes = 0;
     // Takes the batch's bytes (as the writer thread does) and never answers.
@@ -231,7 +231,7 @@ describe('records the database cannot take', () => {
   });
 
   test('beyond the in-memory cap during a long outage, the oldest batches go to a spill file instead of being dropped', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const dir = tempDir('spill');
     const id = crypto.randomUUID();
     const recorder = new InvocationRecorder(down, silentLogger, 60_000, { spillDir: dir, maxBuffered: 3000 });
     const sent = Array.from({ length: 10_000 }, (_, i) => record(id, 200, i % 5));
@@ -249,7 +249,7 @@ describe('records the database cannot take', () => {
   });
 
   test('an unreadable spill file is set aside, not retried forever, and the others are still taken', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spill-'));
+    const dir = tempDir('spill');
     writeFileSync(join(dir, 'unwritten-invocations-1-1-aaaa.jsonl'), 'not json\n');
     const id = crypto.randomUUID();
     const first = new InvocationRecorder(down, silentLogger, 60_000, { spillDir: dir });

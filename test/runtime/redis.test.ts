@@ -5,8 +5,6 @@
 // /readyz) while Redis or the database is unreachable. That runtime reaches Postgres through a
 // relay the test can cut: a partition between it and the database, nothing else.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { ADMIN_KEY, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -20,6 +18,7 @@ import { CREDENTIAL_CACHE_MS } from '../../src/auth/credentials.ts';
 import { REDIS_COMMAND_TIMEOUT_MS, indexKeys, type IndexKeys } from '../../src/lib/redis.ts';
 import { WorkspaceStore } from '../../src/auth/workspaces.ts';
 import { silentLogger } from '../../src/lib/log.ts';
+import { tempDir } from '../helpers/temp.ts';
 
 const CI = process.env.CI === 'true';
 const POLL_MS = 500;
@@ -161,7 +160,7 @@ describe.skipIf(missing !== '')('Redis mode', () => {
         JWT_SECRET,
         COMPONENT_ISOLATION: 'worker',
         INDEX_POLL_MS: String(POLL_MS),
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'platform-runtime-')),
+        DATA_DIR: tempDir('platform-runtime'),
       });
       cleanups.push(() => runtime.stop());
       rt = overHttp(runtime.url);

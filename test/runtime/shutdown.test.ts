@@ -1,12 +1,11 @@
 // SIGTERM on `npm start`'s process: stop accepting, finish in-flight invocations, flush audit and
 // statistics, stop the executor, exit 0. Checked by restarting on the same database.
 import { afterAll, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_KEY } from '../helpers/platform.ts';
+import { tempDir } from '../helpers/temp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'shutdown-'));
+const dir = tempDir('shutdown');
 const children: ReturnType<typeof Bun.spawn>[] = [];
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');

@@ -2,12 +2,12 @@
 // built for the test: found at any depth up to the limit, nothing below a found one, links not
 // followed, /tmp first; and the path test the sandbox uses to see its own code hidden.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isUnder, maskScript, worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'writable-'));
+const root = tempDir('writable');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function dir(path: string, mode = 0o755): string {

@@ -2,7 +2,7 @@
 // private copy, host crashes and replacement, orderly close, and that no host or process a
 // component started outlives the server.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
@@ -10,6 +10,7 @@ import { alive, descendants, withArgs, waitUntil } from './fixtures/proc.ts';
 import { worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
 import { hostAllocatorSetting, removeOrphanedCopies } from '../../../runtime/executor/server/sandbox.ts';
 import { baseInput, both, failureOf, node, request, resultOf } from './helpers.ts';
+import { tempDir } from '../../helpers/temp.ts';
 
 /** What the sandbox masks on this machine: every directory anyone may write. */
 const writable = worldWritableDirs();
@@ -91,7 +92,7 @@ describe('sandbox (process isolation)', () => {
 
   test.skipIf(!layers.syscallFilter)('a Unix socket on the file system cannot be reached from a host (the network namespace does not cover it)', async () => {
     const { chmodSync, mkdtempSync } = await import('node:fs');
-    const dir = mkdtempSync(join(tmpdir(), 'sock-'));
+    const dir = tempDir('sock');
     chmodSync(dir, 0o755);
     const path = join(dir, 'listener.sock');
     let connections = 0;
@@ -143,7 +144,7 @@ describe('sandbox (process isolation)', () => {
       ? 'an executor whose code lives below /tmp still starts hosts (its private /tmp would hide the code)'
       : 'code below /tmp [skipped: sandbox layer "privateTmp" is missing on this machine]',
     async () => {
-      const checkout = mkdtempSync(join(tmpdir(), 'checkout-under-tmp-'));
+      const checkout = tempDir('checkout-under-tmp');
       try {
         chmodSync(checkout, 0o755);
         const root = join(import.meta.dir, '..', '..', '..');
@@ -195,7 +196,7 @@ describe('sandbox (process isolation)', () => {
   }, 20_000);
 
   test('a private copy left by a server that died is removed; one whose server lives, and other names, are kept', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'orphans-'));
+    const dir = tempDir('orphans');
     let dead = 4_000_000;
     for (;;) {
       try {
