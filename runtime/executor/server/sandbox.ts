@@ -79,6 +79,9 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   const limitArgs = [
     `--as=${hostAddressSpaceMb(options.memoryMb) * 1024 * 1024}`,
     `--nofile=${HOST_FILES_LIMIT}`,
+    // No core dumps: hosts crash by design (a memory bomb), and a core would hold a tenant's data
+    // wherever the system's core handler keeps them.
+    '--core=0',
     // Counted per uid: all hosts together (as root they share uid 65534; in a user namespace the
     // count would include the server's own threads, so it is left out there).
     ...(isRoot ? [`--nproc=${hostTasksLimit()}`] : []),

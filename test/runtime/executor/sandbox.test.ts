@@ -27,6 +27,7 @@ const inspect = both(`const fs = await import('node:fs'); const os = await impor
     limits: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max address space')),
     files: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max open files')),
     tasks: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max processes')),
+    cores: fs.readFileSync('/proc/self/limits', 'utf8').split('\\n').find((l) => l.startsWith('Max core file size')),
     nnp: fs.readFileSync('/proc/self/status', 'utf8').includes('NoNewPrivs:\\t1'),
     seccomp: fs.readFileSync('/proc/self/status', 'utf8').includes('Seccomp:\\t2'),
     cwd: process.cwd(),
@@ -67,6 +68,8 @@ describe('sandbox (process isolation)', () => {
       expect(String(seen.limits)).not.toContain('unlimited');
       // With it, open files per host and (as root) the threads all hosts may run together.
       expect(String(seen.files).split(/\s+/).slice(3, 5)).toEqual(['1024', '1024']);
+      // No core dumps: a host that crashes (a memory bomb ends it by design) writes nothing anywhere.
+      expect(String(seen.cores).split(/\s+/).slice(4, 6)).toEqual(['0', '0']);
       if (process.getuid?.() === 0) expect(Number(String(seen.tasks).split(/\s+/)[2])).toBe(Math.max(512, Math.floor(Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) / 4)));
     },
     noNewPrivileges: (seen) => expect(seen.nnp).toBe(true),
