@@ -1,10 +1,10 @@
 // First-start and every-start setup: the default workspace, the System authority, the bootstrap
 // INSTANCE_ADMIN and its key, and the JWT secret.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import type { Database } from './db/index.ts';
 import type { PrincipalStore } from './auth/principals.ts';
 import type { WorkspaceStore } from './auth/workspaces.ts';
@@ -13,14 +13,33 @@ import type { Logger } from './lib/log.ts';
 
 const ADMIN_ID_KEY = 'bootstrap.adminPrincipalId';
 
-/** The HS256 secret: JWT_SECRET, else one generated once into the data directory (0600). */
+/** The shortest secret accepted from the data directory (JWT_SECRET's own minimum). */
+const SECRET_MIN_CHARS = 32;
+
+/**
+ * The HS256 secret: JWT_SECRET, else one generated once into the data directory (0600). It is
+ * written whole under another name and linked into place, so processes starting together on a
+ * fresh directory agree on one (the first link wins; the others read it) and none reads half of it.
+ */
 export function jwtSecret(config: Config): string {
   if (config.JWT_SECRET) return config.JWT_SECRET;
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   const file = join(config.DATA_DIR, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  if (!existsSync(file)) {
+    const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+    writeFileSync(draft, randomBytes(48).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(draft, file);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(draft);
+    }
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < SECRET_MIN_CHARS) {
+    throw new ConfigError(`${file}: the generated JWT secret is shorter than ${SECRET_MIN_CHARS} characters (damaged?): remove it to make a new one (tokens already issued stop working), or set JWT_SECRET`);
+  }
   return secret;
 }
 

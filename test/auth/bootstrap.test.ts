@@ -1,8 +1,10 @@
 // Bootstrap and key bookkeeping: the generated admin key is shown once, a configured one is
 // registered idempotently, and key use is recorded off the request path.
 import { expect, test } from 'bun:test';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { jwtSecret } from '../../src/bootstrap.ts';
 import { createPlatform } from '../../src/platform.ts';
 import { silentLogger, type Logger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
@@ -77,4 +79,27 @@ test('key use is recorded as lastUsedAt, in a batch after the request', async ()
   } finally {
     await p.close();
   }
+});
+
+test('processes starting together on a fresh data directory agree on one generated JWT secret', async () => {
+  const dir = tempDir('jwt-race');
+  const script = `import { jwtSecret } from ${JSON.stringify(join(import.meta.dir, '../../src/bootstrap.ts'))};
+import { loadConfig } from ${JSON.stringify(join(import.meta.dir, '../../src/config.ts'))};
+process.stdout.write(jwtSecret(loadConfig({ DATA_DIR: ${JSON.stringify(dir)} })));`;
+  const file = join(dir, 'race.ts');
+  await Bun.write(file, script);
+  const runs = Array.from({ length: 8 }, () => Bun.spawn([process.execPath, file], { stdout: 'pipe', stderr: 'pipe' }));
+  const outputs = await Promise.all(runs.map(async (p) => ({ code: await p.exited, out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text() })));
+  for (const o of outputs) expect(o).toMatchObject({ code: 0, err: '' });
+  expect(new Set(outputs.map((o) => o.out)).size).toBe(1);
+  expect(outputs[0]!.out.length).toBeGreaterThanOrEqual(32);
+  expect(readdirSync(dir).sort()).toEqual(['jwt-secret', 'race.ts']); // no drafts left
+  expect(statSync(join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+});
+
+test('a damaged (empty or short) generated JWT secret stops the start with a message naming the file', () => {
+  const dir = tempDir('jwt-short');
+  writeFileSync(join(dir, 'jwt-secret'), '\n', { mode: 0o600 });
+  expect(() => jwtSecret(loadConfig({ DATA_DIR: dir }))).toThrow(ConfigError);
+  expect(() => jwtSecret(loadConfig({ DATA_DIR: dir }))).toThrow(`${join(dir, 'jwt-secret')}: the generated JWT secret is shorter than 32 characters`);
 });
