@@ -26,3 +26,16 @@ test('a directory the platform makes is 0700', async () => {
   expect(mode(join(dir, 'platform.db'))).toBe(0o600);
   await db.close();
 });
+
+test("an existing database file keeps its group's access and loses only everyone's", async () => {
+  const dir = tempDir('sqlite-mode');
+  const file = join(dir, 'platform.db');
+  await (await openDatabase(`sqlite:${file}`)).close();
+  chmodSync(file, 0o644);
+  const db = await openDatabase(`sqlite:${file}`);
+  expect(mode(file)).toBe(0o640);
+  await db.close();
+  chmodSync(file, 0o640);
+  await (await openDatabase(`sqlite:${file}`)).close();
+  expect(mode(file)).toBe(0o640);
+});

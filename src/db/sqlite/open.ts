@@ -1,6 +1,6 @@
 // bun:sqlite behind the Database interface: WAL, foreign keys, busy timeout, migrations at open.
 import { Database as SqliteClient } from 'bun:sqlite';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { drizzle } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
@@ -22,11 +22,14 @@ export function openSqlite(file: string): Database {
   if (file !== ':memory:') {
     // Executor hosts run as another user and must not read the database. A directory made here
     // is 0700; one that exists is left as it is (it may be /tmp, or a home directory: changing
-    // those broke every other user of them). The file is 0600 before SQLite first opens it, and
+    // those broke every other user of them). A new file is 0600 before SQLite first opens it, and
     // SQLite gives its WAL and shared-memory files the database file's mode.
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     closeSync(openSync(file, 'a', 0o600));
-    chmodSync(file, 0o600);
+    // Hosts are neither its owner nor in its group: an existing file keeps what its owner gave
+    // the group (a backup group, say) and loses only what it gave everyone.
+    const mode = statSync(file).mode & 0o777;
+    if (mode & 0o007) chmodSync(file, mode & ~0o007);
   }
   const client = new SqliteClient(file, { create: true, strict: true });
   client.exec('PRAGMA journal_mode = WAL');
