@@ -241,6 +241,7 @@ export async function createRecorder(db: Database, log: Logger, spillDir?: strin
   if (spillDir !== undefined) {
     const claimed = claimSpilled(spillDir);
     for (const file of claimed.unreadable) log.error(`a spill file of invocation records could not be read; left as ${file}`);
+    for (const file of claimed.discardedDrafts) log.error(`an unfinished spill file of invocation records (a process died writing it) was removed: ${file}; its records are lost`);
     if (claimed.files > 0) {
       recorder.adopt(claimed.batches);
       log.info(`writing ${claimed.batches.reduce((n, b) => n + b.count, 0)} invocation records an earlier process could not (${claimed.files} spill files)`);

@@ -1,7 +1,7 @@
 // The invocation recorder: every record becomes one audit row and counts once in the statistics,
 // whichever writer stores it; a failed write loses nothing.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/db/index.ts';
@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/lib/log.ts';
 import { readStatistics } from '../../src/endpoints/statistics.ts';
 import { createRecorder, InvocationRecorder, type InvocationRecord } from '../../runtime/recorder/index.ts';
 import { BatchBuilder, decodeBatch } from '../../runtime/recorder/batch.ts';
+import { claimSpilled, spillBatches } from '../../runtime/recorder/spill.ts';
 import type { InvocationWriter } from '../../runtime/recorder/types.ts';
 import { InlineWriter } from '../../runtime/recorder/writers.ts';
 import { databaseCases, dropPostgresSchema, POSTGRES_URL } from '../helpers/databases.ts';
@@ -260,5 +261,56 @@ describe('records the database cannot take', () => {
     expect((await readStatistics(db, id)).invocations).toBe(1);
     expect(readdirSync(dir)).toEqual(['unwritten-invocations-1-1-aaaa.jsonl.unreadable']);
     await db.close();
+  });
+});
+
+describe('spill files left by a process that died', () => {
+  const batchOf = (n: number) => {
+    const builder = new BatchBuilder();
+    for (let i = 0; i < n; i++) builder.append(record('00000000-0000-4000-8000-000000000001', 200, 1));
+    return builder.seal();
+  };
+  const deadPid = async () => {
+    const child = Bun.spawn([process.execPath, '-e', '0']);
+    await child.exited;
+    return child.pid;
+  };
+
+  test("a claim it never finished reading is taken over; a live process's claim is not", async () => {
+    const dir = tempDir('spill-claim');
+    const orphan = spillBatches(dir, [batchOf(3)]);
+    renameSync(orphan, `${orphan}.claimed-${await deadPid()}`);
+    const live = spillBatches(dir, [batchOf(5)]);
+    renameSync(live, `${live}.claimed-${process.pid}`);
+    const claimed = claimSpilled(dir, 0);
+    expect(claimed.files).toBe(1);
+    expect(claimed.batches.map((b) => b.count)).toEqual([3]);
+    expect(readdirSync(dir)).toEqual([`${live.slice(dir.length + 1)}.claimed-${process.pid}`]);
+  });
+
+  test('a draft it never finished writing is removed and reported (the recorder logs its records as lost)', async () => {
+    const dir = tempDir('spill-draft');
+    const draft = join(dir, 'unwritten-invocations-1-1-abcdef01.jsonl.partial');
+    writeFileSync(draft, '{"count":3,"strin');
+    const claimed = claimSpilled(dir, 0);
+    expect(claimed).toMatchObject({ files: 0, discardedDrafts: [draft] });
+    expect(readdirSync(dir)).toEqual([]);
+    writeFileSync(draft, '{"count":3,"strin');
+    const errors: string[] = [];
+    const recorder = await createRecorder(await openDatabase('sqlite::memory:'), { ...silentLogger, error: (m: string) => void errors.push(m) }, dir);
+    await recorder.close();
+    expect(errors).toEqual([]); // fresh (not stale yet): left for a process that may still be writing it
+    expect(readdirSync(dir)).toEqual(['unwritten-invocations-1-1-abcdef01.jsonl.partial']);
+  });
+
+  test('spill files of one directory stay under their limit: beyond it the write fails and nothing is left', () => {
+    const dir = tempDir('spill-cap');
+    const first = spillBatches(dir, [batchOf(100)]);
+    const limit = Math.floor(Bun.file(first).size * 1.5);
+    expect(() => spillBatches(dir, [batchOf(100)], limit)).toThrow(`the spill files in ${dir} would exceed ${limit} bytes`);
+    expect(readdirSync(dir)).toEqual([first.slice(dir.length + 1)]);
+    // Room for a smaller one.
+    spillBatches(dir, [batchOf(10)], limit);
+    expect(readdirSync(dir)).toHaveLength(2);
   });
 });
