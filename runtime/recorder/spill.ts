@@ -5,6 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordBatch } from './batch.ts';
+import { processAlive } from '../../src/lib/process-alive.ts';
 
 const PREFIX = 'unwritten-invocations-';
 const SUFFIX = '.jsonl';
@@ -127,16 +128,6 @@ export function claimSpilled(dir: string, staleMs = STALE_MS): Claimed {
     }
   }
   return out;
-}
-
-/** Whether a process with this id runs (in this PID namespace). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
 }
 
 function parseBatch(line: string): RecordBatch {

@@ -3,11 +3,12 @@
 // trivial command and builds the host command line from the layers that work. When the
 // unprivileged user cannot read the Bun binary or the host program, both are placed in a private
 // 0755 directory first.
-import { chmodSync, copyFileSync, cpSync, linkSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, linkSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../limits.ts';
 import { entriesOf, isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
+import { processAlive } from '../../../src/lib/process-alive.ts';
 
 export const UNPRIVILEGED_ID = 65534;
 
@@ -119,6 +120,8 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
       runs([setpriv!, ...privArgs, '--', bun, '--version']));
   // Bun or the host program below a masked directory would vanish: a private copy is bound back.
   const hidden = tmpfs && (isUnder(realpathSync(bun), masked) || isUnder(realpathSync(EXECUTOR_DIR), masked));
+  // Copies left by servers that died without closing (~100 MB each) go at every start, copy or not.
+  removeOrphanedCopies(tmpdir());
   if (options.privateCopy || !readable || hidden) {
     const copy = makePrivateCopy();
     bun = copy.bun;
@@ -161,11 +164,9 @@ const COPY_PREFIX = 'bun-executor-';
 
 /**
  * Copies (or hard-links) Bun and the executor's sources into a fresh root-owned 0755 directory,
- * named after this process. Copies left by servers that died without closing (SIGKILL, a crash:
- * ~100 MB each) are removed first.
+ * named after this process.
  */
 function makePrivateCopy(): { bun: string; hostMain: string; cleanup(): void } {
-  removeOrphanedCopies(tmpdir());
   const dir = mkdtempSync(join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
   chmodSync(dir, 0o755);
   const bun = join(dir, 'bun');
@@ -188,25 +189,22 @@ function makePrivateCopy(): { bun: string; hostMain: string; cleanup(): void } {
   };
 }
 
-/** Removes `bun-executor-<pid>-*` directories whose process is gone (a live pid, reused or not, is left alone). */
+/**
+ * Removes `bun-executor-<pid>-*` directories of this user whose process is gone (a live pid,
+ * reused or not, is left alone; so is another user's copy, which may be a server in another PID
+ * namespace sharing this directory).
+ */
 export function removeOrphanedCopies(dir: string): void {
+  const uid = process.getuid?.();
   for (const name of entriesOf(dir)) {
     const owner = /^bun-executor-(\d+)-/.exec(name);
-    if (!owner || isAlive(Number(owner[1]))) continue;
+    if (!owner || processAlive(Number(owner[1]))) continue;
     try {
+      if (uid !== undefined && lstatSync(join(dir, name)).uid !== uid) continue;
       rmSync(join(dir, name), { recursive: true, force: true });
     } catch {
-      // someone else's, or already gone
+      // already gone
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
   }
 }
 

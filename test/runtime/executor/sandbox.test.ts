@@ -2,7 +2,7 @@
 // private copy, host crashes and replacement, orderly close, and that no host or process a
 // component started outlives the server.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
@@ -151,7 +151,7 @@ describe('sandbox (process isolation)', () => {
       try {
         chmodSync(checkout, 0o755);
         const root = join(import.meta.dir, '..', '..', '..');
-        for (const dir of ['runtime', join('src', 'http')]) cpSync(join(root, dir), join(checkout, dir), { recursive: true });
+        for (const dir of ['runtime', join('src', 'http'), join('src', 'lib')]) cpSync(join(root, dir), join(checkout, dir), { recursive: true });
         const child = Bun.spawn([process.execPath, join(import.meta.dir, 'fixtures', 'run-one.ts'), join(checkout, 'runtime', 'executor', 'index.ts')], {
           stdout: 'pipe',
           stderr: 'pipe',
@@ -209,14 +209,35 @@ describe('sandbox (process isolation)', () => {
         break;
       }
     }
-    for (const name of [`bun-executor-${dead}-aaaa`, `bun-executor-${process.pid}-bbbb`, 'bun-executor-cccc', 'unrelated']) {
+    for (const name of [`bun-executor-${dead}-aaaa`, `bun-executor-${process.pid}-bbbb`, 'bun-executor-cccc', 'unrelated', `bun-executor-${dead}-dddd`]) {
       mkdirSync(join(dir, name));
       writeFileSync(join(dir, name, 'bun'), 'x');
     }
+    // Another user's (a server in another PID namespace may share the directory): kept.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) chownSync(join(dir, `bun-executor-${dead}-dddd`), 65534, 65534);
     removeOrphanedCopies(dir);
-    expect(readdirSync(dir).sort()).toEqual([`bun-executor-${process.pid}-bbbb`, 'bun-executor-cccc', 'unrelated']);
+    expect(readdirSync(dir).sort()).toEqual([`bun-executor-${process.pid}-bbbb`, 'bun-executor-cccc', ...(asRoot ? [`bun-executor-${dead}-dddd`] : []), 'unrelated'].sort());
     rmSync(dir, { recursive: true, force: true });
   });
+
+  test('every start in process isolation removes orphaned copies, whether it makes a copy itself or not', async () => {
+    const tmp = tempDir('orphans-start');
+    const orphan = join(tmp, 'bun-executor-4194999-zzzz');
+    mkdirSync(orphan);
+    writeFileSync(join(orphan, 'bun'), 'x');
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    let started: Awaited<ReturnType<typeof createExecutor>> | undefined;
+    try {
+      started = await createExecutor({ isolation: 'process', hosts: 1, log: () => {} });
+      expect(existsSync(orphan)).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      await started?.close();
+    }
+  }, 20_000);
 
   test('a host gets the server\'s allocator setting and nothing else of its environment; component code sees an empty env', async () => {
     const saved = { delay: process.env.MIMALLOC_PURGE_DELAY, canary: process.env.SANDBOX_TEST_CANARY };
