@@ -23,18 +23,32 @@ export function entriesOf(dir: string): string[] {
   }
 }
 
+/** Where such directories usually are: always looked at, whatever the search's budget finds. */
+const USUAL = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock'];
+
+/** Whether `path` is a directory (not a link to one) that anyone may write. */
+function worldWritable(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    return st.isDirectory() && (st.mode & 0o002) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Directories anyone may write, as found on this machine (symbolic links are not followed; their
- * targets are found themselves), without those inside another one found (hidden with it). /tmp first.
+ * targets are found themselves), without those inside another one found (hidden with it). /tmp
+ * first. Below `/`, the usual places are always included: the search reads at most `budget`
+ * entries (a large root could use it up before reaching them).
  */
-export function worldWritableDirs(root = '/'): string[] {
-  const found: string[] = [];
-  let budget = SEARCH_ENTRIES;
+export function worldWritableDirs(root = '/', budget = SEARCH_ENTRIES): string[] {
+  const found: string[] = root === sep ? USUAL.filter(worldWritable) : [];
   const visit = (dir: string, depth: number): void => {
     for (const name of entriesOf(dir)) {
       if (--budget < 0) return;
       const path = join(dir, name);
-      if (SKIPPED.has(path)) continue;
+      if (SKIPPED.has(path) || found.includes(path)) continue;
       let mode: number;
       try {
         const st = lstatSync(path);

@@ -2,7 +2,7 @@
 // built for the test: found at any depth up to the limit, nothing below a found one, links not
 // followed, /tmp first; and the path test the sandbox uses to see its own code hidden.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isUnder, maskScript, worldWritableDirs } from '../../../runtime/executor/server/private-tmp.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -27,6 +27,24 @@ describe('worldWritableDirs', () => {
     dir('private', 0o700);
     symlinkSync(shared, join(root, 'link-to-shared'));
     expect(worldWritableDirs(root)).toEqual([shared, deep].sort());
+  });
+
+  test('below /, the usual places are found even when the search has no budget left for anything else', () => {
+    const usual = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock'].filter((d) => {
+      try {
+        const st = lstatSync(d);
+        return st.isDirectory() && (st.mode & 0o002) !== 0;
+      } catch {
+        return false;
+      }
+    });
+    expect(usual).toContain('/tmp'); // this machine's /tmp is world-writable
+    const found = worldWritableDirs('/', 0);
+    expect(found[0]).toBe('/tmp');
+    expect([...found].sort()).toEqual([...usual].sort());
+    // With the whole budget, they are found once each, among the others.
+    const all = worldWritableDirs('/');
+    for (const d of usual) expect(all.filter((f) => f === d)).toEqual([d]);
   });
 });
 
