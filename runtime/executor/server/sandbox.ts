@@ -124,6 +124,13 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   removeOrphanedCopies(tmpdir());
   if (options.privateCopy || !readable || hidden) {
     const copy = makePrivateCopy();
+    // Hosts must reach it: below a directory they get a private tmpfs on, it is bound back for
+    // them; elsewhere every directory above it must let them through.
+    const boundBack = tmpfs && isUnder(realpathSync(copy.bun), masked);
+    if (isRoot && priv && test !== null && !boundBack && !runs([setpriv!, ...privArgs, '--', test, '-x', copy.bun])) {
+      copy.cleanup();
+      throw new Error(`executor hosts run as uid ${UNPRIVILEGED_ID}, which cannot reach the private copy of Bun made in TMPDIR (${tmpdir()}): set TMPDIR to a directory every user may pass through (such as /tmp)`);
+    }
     bun = copy.bun;
     hostMain = copy.hostMain;
     cleanup = copy.cleanup;

@@ -2,7 +2,7 @@
 // private copy, host crashes and replacement, orderly close, and that no host or process a
 // component started outlives the server.
 import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createExecutor } from '../../../runtime/executor/index.ts';
@@ -196,6 +196,23 @@ describe('sandbox (process isolation)', () => {
       await copied.close();
     }
     expect(existsSync(dir)).toBe(false);
+  }, 20_000);
+
+  test.skipIf(process.getuid?.() !== 0)('a TMPDIR the hosts cannot pass through stops the start with a message naming it, and leaves no copy', async () => {
+    // Outside every directory hosts get a private /tmp on (/run is not world-writable), 0700.
+    const closed = mkdtempSync('/run/tmpdir-closed-');
+    chmodSync(closed, 0o700);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = closed;
+    try {
+      const error = await createExecutor({ isolation: 'process', hosts: 1, privateCopy: true, log: () => {} }).catch((e: unknown) => e);
+      expect((error as Error).message).toBe(`executor hosts run as uid 65534, which cannot reach the private copy of Bun made in TMPDIR (${closed}): set TMPDIR to a directory every user may pass through (such as /tmp)`);
+      expect(readdirSync(closed)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(closed, { recursive: true, force: true });
+    }
   }, 20_000);
 
   test('a private copy left by a server that died is removed; one whose server lives, and other names, are kept', () => {
