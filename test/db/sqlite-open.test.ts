@@ -1,7 +1,8 @@
 // Where the SQLite file goes: a directory the platform makes is 0700; one that exists keeps its
 // mode (it may be /tmp); the database and its WAL and shared-memory files are 0600 either way.
 import { expect, test } from 'bun:test';
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, statSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/db/index.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -38,4 +39,18 @@ test("an existing database file keeps its group's access and loses only everyone
   chmodSync(file, 0o640);
   await (await openDatabase(`sqlite:${file}`)).close();
   expect(mode(file)).toBe(0o640);
+});
+
+test('a clean close leaves only the database file: the list readers and the main connection close for real', async () => {
+  const dir = tempDir('sqlite-close');
+  const file = join(dir, 'platform.db');
+  const db = await openDatabase(`sqlite:${file}`);
+  await db.write(async (q) => {
+    q.run(sql`CREATE TABLE t (x INTEGER)`);
+    q.run(sql`INSERT INTO t VALUES (1)`);
+  });
+  // Both readers hold a connection.
+  expect(await Promise.all([db.runner.all(sql`SELECT x FROM t`), db.runner.all(sql`SELECT count(*) AS n FROM t`)])).toEqual([[{ x: 1 }], [{ n: 1 }]]);
+  await db.close();
+  expect(readdirSync(dir)).toEqual(['platform.db']);
 });

@@ -72,7 +72,15 @@ export function openSqlite(file: string): Database {
     },
     close: async () => {
       await readers?.close();
-      await mutex.run(() => client.close());
+      // Closed for real, so that the last connection removes the WAL and shared-memory files:
+      // close() without throwOnError leaves it open while drizzle's statements stay prepared.
+      await mutex.run(() => {
+        try {
+          client.close(true);
+        } catch {
+          client.close();
+        }
+      });
     },
   };
 }

@@ -1,13 +1,15 @@
 // A list-query reader's thread: its own read-only connection to the SQLite file, so a long list
 // query (a group or a count over a million audit rows takes a second) runs beside the serving
 // thread instead of on it (bun:sqlite is synchronous). Messages: {file} opens, then
-// {id, sql, params} → {id, rows} or {id, error: {message, code}}.
+// {id, sql, params} → {id, rows} or {id, error: {message, code}}; {id, close} closes the connection.
 import { Database, type SQLQueryBindings } from 'bun:sqlite';
 
 declare const self: Worker;
 
 interface Request {
   id: number;
+  /** Closes the connection (the last message: the thread is stopped after it). */
+  close?: true;
   file?: string;
   sql?: string;
   params?: SQLQueryBindings[];
@@ -26,8 +28,14 @@ function open(file: string): Database {
 }
 
 self.onmessage = (event: MessageEvent<Request>) => {
-  const { id, file, sql, params } = event.data;
+  const { id, file, sql, params, close } = event.data;
   try {
+    if (close) {
+      db?.close(true);
+      db = null;
+      self.postMessage({ id, rows: [] });
+      return;
+    }
     if (file !== undefined) {
       try {
         db = open(file);

@@ -18,6 +18,8 @@ const READERS = 2;
 export const LIST_QUERY_TIMEOUT_MS = 30_000;
 /** How long closing waits for the list queries under way before it stops their threads. */
 const CLOSE_WAIT_MS = 2_000;
+/** How long a reader then has to close its connection. */
+const CLOSE_CONNECTION_WAIT_MS = 500;
 
 type Rows = Record<string, unknown>[];
 
@@ -81,6 +83,23 @@ class Reader {
       break;
     }
     this.stop();
+  }
+
+  /**
+   * Closes the connection (the last one to close removes the WAL and shared-memory files), then
+   * stops the thread; one that does not answer within `waitMs` (a statement still runs) is stopped
+   * without.
+   */
+  async shutdown(waitMs: number): Promise<void> {
+    if (this.usable) {
+      const id = this.next++;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.jobs.set(id, { sql: '', params: [], resolve: () => resolve(), reject: () => resolve(), timer });
+        this.worker.postMessage({ id, close: true });
+      });
+    }
+    this.terminate();
   }
 
   /** Stops the thread now (its statement, if one runs, finishes first). */
@@ -186,7 +205,7 @@ export class SqliteReaders implements SqlRunner {
       job.reject(closing);
     }
     this.waiting.length = 0;
-    for (const reader of this.slots) reader?.terminate();
+    await Promise.all(this.slots.map((reader) => reader?.shutdown(CLOSE_CONNECTION_WAIT_MS)));
   }
 
   private dispatch(job: Job): void {
