@@ -33,7 +33,8 @@ export type CodeRevision =
       id: string;
       tenant: string;
       kind: 'node';
-      source: string /* JavaScript ESM, already transpiled from TS by the control plane */;
+      /** The module as submitted, TypeScript or JavaScript: the Worker transpiles it, inside the sandbox. */
+      source: string;
       /** Results the revision declares `visible: false`: hidden unless api.result says otherwise. */
       hidden?: string[];
     };

@@ -1,30 +1,11 @@
-// Positions out of Bun's parse errors: Bun.Transpiler throws one BuildMessage or an AggregateError
-// of them, each with a 1-based line and column; the engine's SyntaxError carries only a line and a caret.
+// Positions of syntax errors in submitted code: the engine's SyntaxError carries only a line and a
+// caret; Babel's are read in ./parse.ts.
 
 export interface SourceError {
   /** 1-based, in the text the caller checked (wrappers already subtracted). */
   line: number;
   column: number;
   message: string;
-}
-
-interface Positioned {
-  message?: unknown;
-  position?: { line?: unknown; column?: unknown } | null;
-}
-
-/** Every positioned message of a Bun.Transpiler failure, in source order. */
-export function transpilerErrors(error: unknown): SourceError[] {
-  const list: unknown[] = error instanceof AggregateError ? error.errors : [error];
-  const out = list.map((item): SourceError => {
-    const { message, position } = (item ?? {}) as Positioned;
-    return {
-      line: typeof position?.line === 'number' ? position.line : 1,
-      column: typeof position?.column === 'number' ? position.column : 1,
-      message: typeof message === 'string' && message ? message : String(item),
-    };
-  });
-  return out.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
 /**

@@ -212,13 +212,12 @@ export class DeploymentService {
   }
 
   private async verify(component: ComponentRecord, revision: RevisionRecord): Promise<VerifyResult> {
-    if (revision.compiled === null) return { ok: false, error: 'The revision has no transpiled module' };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<VerifyResult>((resolve) => {
       timer = setTimeout(() => resolve({ ok: false, error: `The build did not finish within ${this.buildTimeoutMs} ms` }), this.buildTimeoutMs);
     });
     try {
-      return await Promise.race([this.deps.verifier.verify({ id: revision.id, tenant: component.workspaceId, kind: 'node', source: revision.compiled }), deadline]);
+      return await Promise.race([this.deps.verifier.verify({ id: revision.id, tenant: component.workspaceId, kind: 'node', source: revision.content.kind === 'node' ? revision.content.source : '' }), deadline]);
     } catch (error) {
       return { ok: false, error: `The module could not be loaded: ${error instanceof Error ? error.message : String(error)}` };
     } finally {

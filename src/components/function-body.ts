@@ -1,40 +1,41 @@
 // Checks that a lowcode element's code is a valid body of `async (api, input, results) => { … }`.
-// Parsing only: nothing is ever run here. Bun.Transpiler gives the clearest messages; the engine's
-// own compiler (vm.Script, which compiles without running) then catches what the transpiler lets
-// through, and a second wrapper catches code that closes the body early (`}; more(); {`).
+// Parsing only: nothing is ever run or transpiled here. Babel (./parse.ts) parses the body inside
+// its wrapper and the tree must be that one function and nothing else, so code that closes the body
+// early (`}); more(); (() => {`) is refused; the engine's own compiler (vm.Script, which compiles
+// without running) then catches the early errors it knows that Babel lets through.
 import { Script } from 'node:vm';
-import { engineError, linesOf, transpilerErrors, type SourceError } from './build-errors.ts';
+import { engineError, linesOf, type SourceError } from './build-errors.ts';
+import { parseSource } from './parse.ts';
 
-const transpiler = new Bun.Transpiler({ loader: 'js' });
-
-/**
- * Code that escapes one wrapper cannot be valid in both: after the escaping `}`, the parenthesised
- * arrow needs `,` or `)` while the declaration needs a statement, and neither can start the other.
- */
-const ARROW = { head: '(async (api, input, results) => {\n', tail: '\n});' };
-const DECLARATION = { head: 'async function element(api, input, results) {\n', tail: '\n}' };
+const HEAD = '(async (api, input, results) => {\n';
+const TAIL = '\n});';
 
 /** Problems of one element body, positioned in the code itself; empty when it compiles. */
 export function functionBodyErrors(code: string): SourceError[] {
-  const inArrow = ARROW.head + code + ARROW.tail;
+  const wrapped = HEAD + code + TAIL;
+  const parsed = parseSource(wrapped, { sourceType: 'script' });
+  if (!parsed.ok) return [inCode(parsed.error, code)];
+  const escape = escapeOf(parsed.file.program.body, wrapped.length - TAIL.length + 2);
+  if (escape) return [inCode({ ...escape, message: 'The code closes its function body early' }, code)];
   try {
-    transpiler.transformSync(inArrow);
+    // Compiles, never runs (no runInContext / runInThisContext).
+    new Script(wrapped, { filename: 'element.js' });
   } catch (error) {
-    // The first error only: the rest are usually the parser stumbling over the first.
-    return transpilerErrors(error).slice(0, 1).map((e) => inCode(e, code));
-  }
-  for (const wrapper of [ARROW, DECLARATION]) {
-    try {
-      // Compiles, never runs (no runInContext / runInThisContext).
-      new Script(wrapper.head + code + wrapper.tail, { filename: 'element.js' });
-    } catch (error) {
-      return [inCode(engineError(error), code)];
-    }
+    return [inCode(engineError(error), code)];
   }
   return [];
 }
 
-/** Maps a position in a wrapper (whose head is one line) back into the code. */
+/** Where the wrapper's function ends when that is not where the code does; null when the code stays inside. */
+function escapeOf(statements: { type: string; expression?: unknown; loc?: { start: { line: number; column: number } } | null }[], bodyEnd: number): { line: number; column: number } | null {
+  const [first] = statements;
+  const fn = first?.type === 'ExpressionStatement' ? (first.expression as { type: string; body?: { end?: number | null; loc?: { end: { line: number; column: number } } | null } }) : null;
+  if (statements.length === 1 && fn?.type === 'ArrowFunctionExpression' && fn.body?.end === bodyEnd) return null;
+  const end = fn?.type === 'ArrowFunctionExpression' ? fn.body?.loc?.end : undefined;
+  return end ? { line: end.line, column: end.column } : { line: 2, column: 1 };
+}
+
+/** Maps a position in the wrapper (whose head is one line) back into the code. */
 function inCode(e: SourceError, code: string): SourceError {
   const lines = linesOf(code);
   const line = e.line - 1;

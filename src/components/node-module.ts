@@ -1,44 +1,79 @@
-// Transpiles a node component's module (TypeScript or JavaScript) to the JavaScript the executor
-// loads, and refuses imports other than `node:` builtins: the sandbox has no packages to offer,
-// and `bun:` modules (ffi, sqlite) would reach past it. Dynamic imports of computed specifiers
-// cannot be seen here; the sandbox is what stops those.
+// Save-time check of a node component's module (TypeScript or JavaScript): it parses, and imports
+// only `node:` builtins, without import attributes. Parsing only (./parse.ts): the module is
+// transpiled, loaded and its default export checked inside the executor's sandbox when deployed.
+// The sandbox has no packages to offer, and `bun:` modules (ffi, sqlite) would reach past it;
+// dynamic imports of computed specifiers cannot be seen here, and the sandbox is what stops those.
 import { builtinModules } from 'node:module';
-import { linesOf, transpilerErrors, type SourceError } from './build-errors.ts';
-
-const typescript = new Bun.Transpiler({ loader: 'ts', target: 'bun' });
-const javascript = new Bun.Transpiler({ loader: 'js', target: 'bun' });
+import type { Node, StringLiteral } from '@babel/types';
+import type { SourceError } from './build-errors.ts';
+import { nodesOf, parseSource } from './parse.ts';
 
 const BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_') && !m.startsWith('bun')).map((m) => m.replace(/^node:/, '')));
 
 export const isAllowedImport = (specifier: string): boolean =>
   specifier.startsWith('node:') && BUILTINS.has(specifier.slice('node:'.length));
 
-export type ModuleCheck = { ok: true; compiled: string } | { ok: false; errors: SourceError[] };
-
-export function transpileModule(source: string): ModuleCheck {
-  let compiled: string;
-  try {
-    compiled = typescript.transformSync(source);
-  } catch (error) {
-    // The first error only: the rest are usually the parser stumbling over the first.
-    return { ok: false, errors: transpilerErrors(error).slice(0, 1) };
+/** Problems of a module, in source order; empty when it may be deployed. */
+export function moduleErrors(source: string): SourceError[] {
+  const parsed = parseSource(source, { sourceType: 'module', plugins: ['typescript', 'deprecatedImportAssert'] });
+  if (!parsed.ok) return [parsed.error];
+  const errors: SourceError[] = [];
+  for (const node of nodesOf(parsed.file.program)) {
+    const found = importOf(node);
+    if (!found) continue;
+    const at = positionOf(found.at);
+    if (found.attributes) {
+      errors.push({ ...at, message: 'import attributes (`with { … }`, `assert { … }`) are not allowed: `type: "macro"` would run code while the module is built' });
+    }
+    if (found.specifier !== null && !isAllowedImport(found.specifier)) {
+      errors.push({ ...at, message: `import of "${found.specifier}" is not allowed: a node component may import only node: builtins (e.g. node:crypto)` });
+    }
   }
-  // Scanned after transpiling, so type-only imports (erased) are not held against the module.
-  const errors = javascript
-    .scanImports(compiled)
-    .filter((entry) => !isAllowedImport(entry.path))
-    .map((entry): SourceError => ({
-      ...positionOf(source, entry.path),
-      message: `import of "${entry.path}" is not allowed: a node component may import only node: builtins (e.g. node:crypto)`,
-    }));
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled };
+  return errors.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
-/** Where the specifier first appears as a string literal in the source (1:1 if it cannot be found). */
-function positionOf(source: string, specifier: string): { line: number; column: number } {
-  const escaped = specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const match = new RegExp(`(['"\`])${escaped}\\1`).exec(source);
-  if (!match) return { line: 1, column: 1 };
-  const before = linesOf(source.slice(0, match.index));
-  return { line: before.length, column: before[before.length - 1]!.length + 1 };
+interface FoundImport {
+  /** The literal specifier, or null when it is computed (only the sandbox can stop those). */
+  specifier: string | null;
+  attributes: boolean;
+  at: Node;
 }
+
+/** The import a node makes, if any: static, re-export, `import x = require()`, `import()` or `require()`. */
+function importOf(node: Node): FoundImport | null {
+  switch (node.type) {
+    case 'ImportDeclaration':
+      // Type-only imports are erased by the transpiler, whatever they name.
+      if (node.importKind === 'type' || (node.specifiers.length > 0 && node.specifiers.every((s) => s.type === 'ImportSpecifier' && s.importKind === 'type'))) return null;
+      return { specifier: node.source.value, attributes: hasAttributes(node), at: node.source };
+    case 'ExportNamedDeclaration':
+    case 'ExportAllDeclaration':
+      if (!node.source || node.exportKind === 'type') return null;
+      return { specifier: node.source.value, attributes: hasAttributes(node), at: node.source };
+    case 'TSImportEqualsDeclaration':
+      if (node.importKind === 'type' || node.moduleReference.type !== 'TSExternalModuleReference') return null;
+      return { specifier: node.moduleReference.expression.value, attributes: false, at: node.moduleReference.expression };
+    case 'CallExpression': {
+      const dynamic = node.callee.type === 'Import';
+      if (!dynamic && !(node.callee.type === 'Identifier' && node.callee.name === 'require')) return null;
+      const first = node.arguments[0];
+      if (!first) return null;
+      return { specifier: literal(first), attributes: dynamic && node.arguments.length > 1, at: first };
+    }
+    default:
+      return null;
+  }
+}
+
+function hasAttributes(node: Node): boolean {
+  const { attributes, assertions } = node as { attributes?: unknown[] | null; assertions?: unknown[] | null };
+  return (attributes?.length ?? 0) > 0 || (assertions?.length ?? 0) > 0;
+}
+
+function literal(node: Node): string | null {
+  if (node.type === 'StringLiteral') return (node as StringLiteral).value;
+  if (node.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0]?.value.cooked ?? null;
+  return null;
+}
+
+const positionOf = (node: Node): { line: number; column: number } => ({ line: node.loc?.start.line ?? 1, column: (node.loc?.start.column ?? 0) + 1 });

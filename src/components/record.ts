@@ -41,8 +41,6 @@ export interface RevisionRecord {
   digest: string;
   status: RevisionStatus;
   content: ComponentContent;
-  /** node: the transpiled JavaScript module the executor loads; null for other kinds. */
-  compiled: string | null;
   createdBy: string;
   createdAt: Date;
   /**

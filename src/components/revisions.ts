@@ -13,7 +13,6 @@ const fromRow = (row: RevisionRow, kind: ComponentKind): RevisionRecord => ({
   digest: row.digest,
   status: row.status,
   content: contentFromStored(kind, row.content),
-  compiled: row.compiled,
   createdBy: row.createdBy,
   createdAt: row.createdAt,
   approvedBy: row.approvedBy ?? null,

@@ -56,7 +56,7 @@ export class ComponentService {
     const body = withSourceViolations(() => validBody(rawBody, validators.create, createRuleViolations), rawBody, (rawBody as { kind?: unknown } | null)?.kind);
     const workspaceId = await creationWorkspace(new WorkspaceStore(this.deps.db), principal, body.workspaceId);
     const content = contentFromCreate(body);
-    const compiled = assertSourceValid(content);
+    assertSourceValid(content);
 
     const now = new Date();
     const activeOnSave = content.kind !== 'node';
@@ -67,7 +67,6 @@ export class ComponentService {
       digest: contentDigest(content),
       status: activeOnSave ? 'active' : 'pending',
       content,
-      compiled,
       createdBy: principal.id,
       createdAt: now,
       approvedBy: approves(principal) ? principal.id : null,
@@ -259,7 +258,7 @@ export class ComponentService {
   }
 
   private draftRevision(principal: Principal, component: ComponentRecord, content: ComponentContent): RevisionRecord {
-    const compiled = assertSourceValid(content);
+    assertSourceValid(content);
     return {
       id: crypto.randomUUID(),
       componentId: component.id,
@@ -268,7 +267,6 @@ export class ComponentService {
       // Newly saved node code never replaces the selected ready revision (spec, Versioning).
       status: content.kind === 'node' ? 'pending' : 'active',
       content,
-      compiled,
       createdBy: principal.id,
       createdAt: new Date(),
       // An administrator's own code needs no one else's approval (spec, Authentication rule 9).

@@ -1,39 +1,37 @@
-// Source checks on save (DESIGN §7): lowcode bodies parse, node modules transpile with only node:
+// Source checks on save (DESIGN §7): lowcode bodies parse, node modules parse with only node:
 // imports, schemas compile. Failures are 422 SOURCE_INVALID, each with a pointer into the body and,
-// for code, the line and column in the message.
+// for code, the line and column in the message. Code is parsed, never transpiled or run, here: a
+// node module is transpiled and loaded in the executor's sandbox when it is deployed.
 import { ProblemError, type Violation } from '../http/problem.ts';
 import { describeAt } from './build-errors.ts';
 import { functionBodyErrors } from './function-body.ts';
-import { transpileModule } from './node-module.ts';
+import { moduleErrors } from './node-module.ts';
 import { schemaErrors } from './guard-check.ts';
 import type { ComponentContent, NodeResult } from './record.ts';
 
-export type SourceCheck = { ok: true; compiled: string | null } | { ok: false; errors: Violation[] };
+export type SourceCheck = { ok: true } | { ok: false; errors: Violation[] };
 
-/** Checks a revision's content; a node module comes back transpiled. */
+/** Checks a revision's content. */
 export function checkContent(content: ComponentContent): SourceCheck {
   switch (content.kind) {
     case 'lowcode': {
       const errors = content.elements.flatMap((element, i) =>
         functionBodyErrors(element.code).map((e) => ({ pointer: `/elements/${i}/code`, message: describeAt(e) })),
       );
-      return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: null };
+      return errors.length > 0 ? { ok: false, errors } : { ok: true };
     }
     case 'node': {
-      const module = transpileModule(content.source);
-      const errors = [
-        ...(module.ok ? [] : module.errors.map((e) => ({ pointer: '/source', message: describeAt(e) }))),
-        ...resultSchemaErrors(content.results ?? []),
-      ];
-      if (errors.length > 0 || !module.ok) return { ok: false, errors };
-      return { ok: true, compiled: module.compiled };
+      const errors = [...sourceErrors(content.source), ...resultSchemaErrors(content.results ?? [])];
+      return errors.length > 0 ? { ok: false, errors } : { ok: true };
     }
     case 'json-validator': {
       const errors = schemaErrors(content.schema).map((e) => ({ pointer: `/schema${e.pointer}`, message: e.message }));
-      return errors.length > 0 ? { ok: false, errors } : { ok: true, compiled: null };
+      return errors.length > 0 ? { ok: false, errors } : { ok: true };
     }
   }
 }
+
+const sourceErrors = (source: string): Violation[] => moduleErrors(source).map((e) => ({ pointer: '/source', message: describeAt(e) }));
 
 /** Declared result schemas end up in generated OpenAPI, so they must compile too. */
 function resultSchemaErrors(results: NodeResult[]): Violation[] {
@@ -42,10 +40,10 @@ function resultSchemaErrors(results: NodeResult[]): Violation[] {
   );
 }
 
-/** The compiled module (node) or null; throws 422 SOURCE_INVALID listing every problem. */
-export function assertSourceValid(content: ComponentContent): string | null {
+/** Throws 422 SOURCE_INVALID listing every problem of the content. */
+export function assertSourceValid(content: ComponentContent): void {
   const result = checkContent(content);
-  if (result.ok) return result.compiled;
+  if (result.ok) return;
   const first = result.errors[0];
   throw new ProblemError(422, 'SOURCE_INVALID', first ? `${first.pointer}: ${first.message}` : 'The source is invalid', { errors: result.errors });
 }
@@ -82,8 +80,7 @@ function sourceViolations(body: { elements?: unknown; source?: unknown; schema?:
     });
   }
   if (kind === 'node' && typeof body.source === 'string') {
-    const module = transpileModule(body.source);
-    return module.ok ? [] : module.errors.map((e) => ({ pointer: '/source', message: describeAt(e) }));
+    return sourceErrors(body.source);
   }
   if (kind === 'json-validator' && body.schema !== undefined) {
     return schemaErrors(body.schema).map((e) => ({ pointer: `/schema${e.pointer}`, message: e.message }));

@@ -1,5 +1,5 @@
-// What a deployment needs from the executor (DESIGN §10): load a transpiled node module in the
-// sandbox and confirm its default export is a function. runtime/executor's Executor satisfies it.
+// What a deployment needs from the executor (DESIGN §10): transpile a node module, load it in the
+// sandbox and confirm its default export is a function. The server never transpiles it (issue #20). runtime/executor's Executor satisfies it.
 
 export interface NodeRevisionToVerify {
   /** The revision id; the executor keys Workers by it. */
@@ -7,7 +7,7 @@ export interface NodeRevisionToVerify {
   /** The component's workspace: the module loads only in a host that runs that workspace's code. */
   tenant: string;
   kind: 'node';
-  /** The transpiled JavaScript module (componentRevisions.compiled). */
+  /** The module as submitted (TypeScript or JavaScript): the sandbox transpiles it. */
   source: string;
 }
 

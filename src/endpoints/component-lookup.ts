@@ -8,8 +8,6 @@ import { lockRow } from '../db/row-lock.ts';
 
 export interface BoundRevision extends ResolvedRevision {
   number: number;
-  /** node: the transpiled module. */
-  compiled: string | null;
   /** Who approved it to run as an administrator service account, or null. */
   approvedBy: string | null;
 }
@@ -84,6 +82,5 @@ export const boundRevision = (row: Database['t']['componentRevisions']['$inferSe
   number: row.number,
   digest: row.digest,
   content: row.content,
-  compiled: row.compiled,
   approvedBy: row.approvedBy ?? null,
 });

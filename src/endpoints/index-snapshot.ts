@@ -173,7 +173,7 @@ function snapshotRevision(kind: ComponentKind, bound: BoundRevision): SnapshotRe
   if (kind === 'lowcode') {
     revision.elements = ((content.elements ?? []) as { name: string; code: string; visible?: boolean }[]).map((e) => ({ name: e.name, code: e.code, visible: e.visible !== false }));
   } else if (kind === 'node') {
-    revision.source = bound.compiled ?? '';
+    revision.source = typeof content.source === 'string' ? content.source : '';
     if (Array.isArray(content.results)) revision.results = content.results as SnapshotRevision['results'];
   }
   return revision;

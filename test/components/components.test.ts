@@ -507,7 +507,7 @@ describe('resolveRevision', () => {
     const n = await create({ name: 'N', kind: 'node', source: 'export default async () => 1' });
     expect(await resolveRevision(h.db, n.id)).toBeNull();
     const pinned = await resolveRevision(h.db, n.id, n.latestRevision!.digest);
-    expect(pinned?.revision).toMatchObject({ status: 'pending', compiled: expect.stringContaining('export default') });
+    expect(pinned?.revision).toMatchObject({ status: 'pending', content: { source: expect.stringContaining('export default') } });
   });
 
   test('equal content in two components has equal digests', async () => {

@@ -82,7 +82,7 @@ describe('building → ready, activation and rollback', () => {
     expect(bumped).toBeGreaterThan(version);
     expect(h.published.slice(published)).toEqual([bumped]);
     expect(h.hookCalls.slice(hooks).map((x) => [x.component.id, x.component.activeRevisionId, x.revision.id, x.revision.status])).toEqual([[c.id, c.latestRevision!.id, c.latestRevision!.id, 'active']]);
-    expect((await resolveRevision(h.db, c.id))?.revision).toMatchObject({ id: c.latestRevision!.id, compiled: expect.stringContaining('export default') });
+    expect((await resolveRevision(h.db, c.id))?.revision).toMatchObject({ id: c.latestRevision!.id, content: { source: expect.stringContaining('export default') } });
 
     const audit = await h.db.read((q) => q.select().from(h.db.t.audit).where(eq(h.db.t.audit.resourceId, d.id)));
     expect(audit.map((a) => a.action).sort()).toEqual(['deployment.activate', 'deployment.create', 'deployment.ready']);

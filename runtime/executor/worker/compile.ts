@@ -1,6 +1,8 @@
 // Turns a revision into a runner inside the Worker: lowcode elements become async functions
-// compiled once; a node module is imported once from a blob URL. Module-level state therefore
-// lives as long as the Worker, which serves exactly one revision.
+// compiled once; a node module is transpiled here, inside the sandbox (the server never transpiles
+// submitted code: Bun runs macro imports while transpiling), and imported once from a blob URL.
+// Module-level state therefore lives as long as the Worker, which serves exactly one revision.
+import { builtinModules } from 'node:module';
 import type { CodeRevision } from '../types.ts';
 import type { Invocation } from './invocation.ts';
 
@@ -33,8 +35,22 @@ function compileLowcode(elements: { name: string; code: string; visible: boolean
   };
 }
 
+const BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_') && !m.startsWith('bun')).map((m) => m.replace(/^node:/, '')));
+
+/**
+ * TypeScript or JavaScript to the JavaScript module Bun imports. The imports are checked again on
+ * what the transpiler kept (the server's save-time check parsed with another parser).
+ */
+function transpile(source: string): string {
+  const transpiler = new Bun.Transpiler({ loader: 'ts', target: 'bun' });
+  const compiled = transpiler.transformSync(source);
+  const refused = transpiler.scanImports(compiled).map((entry) => entry.path).filter((path) => !(path.startsWith('node:') && BUILTINS.has(path.slice(5))));
+  if (refused.length > 0) throw new Error(`import of "${refused[0]}" is not allowed: a node component may import only node: builtins`);
+  return compiled;
+}
+
 async function importNode(source: string): Promise<Runner> {
-  const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+  const url = URL.createObjectURL(new Blob([transpile(source)], { type: 'text/javascript' }));
   let mod: { default?: unknown };
   try {
     mod = (await import(url)) as { default?: unknown };

@@ -141,7 +141,10 @@ export const componentRevisions = sqliteTable('component_revisions', {
   status: text('status').$type<'active' | 'pending' | 'superseded'>().notNull(),
   /** The canonical content: {elements} | {source, results} | {schema}. */
   content: json<Record<string, unknown>>('content').notNull(),
-  /** node: the transpiled JavaScript module the executor loads. */
+  /**
+   * node: what an older server transpiled at save time. No longer written nor read: modules are
+   * transpiled in the executor's sandbox (issue #20); the column stays for old databases.
+   */
   compiled: text('compiled'),
   createdBy: id('created_by').notNull(),
   createdAt: ts('created_at').notNull(),
