@@ -33,4 +33,4 @@ EXPOSE 8080 8081
 USER platform
 HEALTHCHECK --interval=15s --timeout=3s CMD bun -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["bun", "--max-http-header-size=131072", "src/start.ts"]
+CMD ["bun", "--max-http-header-size=131072", "src/main.ts"]

@@ -12,9 +12,9 @@ beforeAll(() => {
 afterAll(() => busy.stop(true));
 
 test.each([
-  ['the control plane (src/main.ts)', 'src/main.ts', 'PORT'],
-  ['the runtime (runtime/main.ts)', 'runtime/main.ts', 'RUNTIME_PORT'],
-])('%s exits 1 when its port is in use', async (_name, entry, portVar) => {
+  ['the control plane (src/main.ts control-plane)', 'control-plane', 'PORT'],
+  ['the runtime (src/main.ts runtime)', 'runtime', 'RUNTIME_PORT'],
+])('%s exits 1 when its port is in use', async (_name, role, portVar) => {
   const dataDir = tempDir('start-failure');
   const env = {
     PATH: process.env.PATH ?? '',
@@ -26,7 +26,7 @@ test.each([
     LOG_LEVEL: 'error',
     [portVar]: String(busy.port),
   };
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', entry)], { env, stdout: 'pipe', stderr: 'pipe' });
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', 'src/main.ts'), role], { env, stdout: 'pipe', stderr: 'pipe' });
   const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
   const code = await child.exited;
   clearTimeout(timer);
@@ -35,9 +35,10 @@ test.each([
 }, 30_000);
 
 test.each([
-  ['the control plane (src/main.ts)', 'src/main.ts'],
-  ['both origins (src/start.ts)', 'src/start.ts'],
-])('%s that fails after its executor started stops the hosts and removes their private copy of Bun', async (_name, entry) => {
+  ['the control plane (src/main.ts control-plane)', 'control-plane'],
+  ['both origins (src/main.ts)', 'all'],
+  ['the runtime (src/main.ts runtime)', 'runtime'],
+])('%s that fails after its executor started stops the hosts and removes their private copy of Bun', async (_name, role) => {
   const dataDir = tempDir('start-failure');
   // Where the executor would put a private copy of Bun and its own sources: it makes one when the
   // checkout lies below a world-writable directory the hosts get a private /tmp over (a clone
@@ -54,7 +55,7 @@ test.each([
     EXECUTOR_HOSTS: '1',
     LOG_LEVEL: 'info',
   };
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', entry)], { env, stdout: 'pipe', stderr: 'pipe' });
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, '..', 'src/main.ts'), role], { env, stdout: 'pipe', stderr: 'pipe' });
   const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
   const code = await child.exited;
   clearTimeout(timer);

@@ -1,4 +1,4 @@
-// A standalone endpoint runtime (`bun runtime/main.ts`) as a child process, configured only by its
+// A standalone endpoint runtime (`bun src/main.ts runtime`) as a child process, configured only by its
 // environment, as a scale-out deployment starts it. Its log is kept for failure messages.
 import { join } from 'node:path';
 import { collect } from './child-output.ts';
@@ -16,7 +16,7 @@ export interface RuntimeProcess {
 /** Starts the runtime on a port of its choosing and waits until /readyz answers 200. */
 export async function startRuntimeProcess(env: Record<string, string>): Promise<RuntimeProcess> {
   let output = '';
-  const child = Bun.spawn([process.execPath, 'runtime/main.ts'], {
+  const child = Bun.spawn([process.execPath, 'src/main.ts', 'runtime'], {
     cwd: ROOT,
     // Only what we pass: the test's own environment must not leak into the runtime's configuration.
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', RUNTIME_PORT: '0', LOG_LEVEL: 'info', ...env },

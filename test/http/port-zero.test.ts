@@ -14,10 +14,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts `script` with both ports 0 and reads the origins it logs once listening. */
-async function startOnPortZero(script: string, expected: number, flags = ['--max-http-header-size=131072']): Promise<{ child: ReturnType<typeof Bun.spawn>; logged: Map<string, { origin: string; derived: string }>; text: string }> {
+/** Starts `bun src/main.ts <role>` with both ports 0 and reads the origins it logs once listening. */
+async function startOnPortZero(role: string, expected: number, flags = ['--max-http-header-size=131072']): Promise<{ child: ReturnType<typeof Bun.spawn>; logged: Map<string, { origin: string; derived: string }>; text: string }> {
   const data = mkdtempSync(join(dir, 'data-'));
-  const child = Bun.spawn([process.execPath, ...flags, script], {
+  const child = Bun.spawn([process.execPath, ...flags, 'src/main.ts', role], {
     cwd: join(import.meta.dir, '..', '..'),
     env: { ...process.env, PORT: '0', RUNTIME_PORT: '0', BASE_URL: '', ENDPOINT_RUNTIME_URL: '', DATA_DIR: data, DATABASE_URL: `sqlite:${join(data, 'p.db')}`, PLATFORM_ADMIN_API_KEY: ADMIN_KEY, COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'info', REDIS_URL: '' },
     stdout: 'ignore',
@@ -39,7 +39,7 @@ async function startOnPortZero(script: string, expected: number, flags = ['--max
 }
 
 test('npm start on ports 0: the derived origins and the generated OpenAPI name the ports really bound', async () => {
-  const { child, logged, text } = await startOnPortZero('src/start.ts', 2);
+  const { child, logged, text } = await startOnPortZero('all', 2);
   expect(text).not.toContain('started without --max-http-header-size');
   const control = logged.get('control plane')!;
   const runtime = logged.get('endpoint runtime')!;
@@ -58,11 +58,11 @@ test('npm start on ports 0: the derived origins and the generated OpenAPI name t
 }, 30_000);
 
 test('the control plane and the runtime alone on port 0 derive their origins from the ports bound', async () => {
-  const controlPlane = await startOnPortZero('src/main.ts', 1);
+  const controlPlane = await startOnPortZero('control-plane', 1);
   const control = controlPlane.logged.get('control plane')!;
   expect(control.derived).toBe(`http://127.0.0.1:${new URL(control.origin).port}`);
   expect(new URL(control.origin).port).not.toBe('0');
-  const runtimeAlone = await startOnPortZero('runtime/main.ts', 1);
+  const runtimeAlone = await startOnPortZero('runtime', 1);
   const runtime = runtimeAlone.logged.get('endpoint runtime')!;
   expect(runtime.derived).toBe(`http://127.0.0.1:${new URL(runtime.origin).port}`);
   expect(new URL(runtime.origin).port).not.toBe('0');
@@ -73,7 +73,7 @@ test('the control plane and the runtime alone on port 0 derive their origins fro
 }, 40_000);
 
 test('started without --max-http-header-size=131072, the process says what that costs', async () => {
-  const bare = await startOnPortZero('runtime/main.ts', 1, []);
+  const bare = await startOnPortZero('runtime', 1, []);
   expect(bare.text).toContain('started without --max-http-header-size=131072');
   expect(bare.text).toContain('431');
   bare.child.kill('SIGTERM');

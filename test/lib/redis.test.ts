@@ -46,7 +46,7 @@ describe.skipIf(!hasRedis)('createRedis', () => {
 
   test('npm start with such a database exits 2 before anything is stored: the next start still shows its bootstrap key', async () => {
     const dataDir = tempDir('redis-db-start');
-    const start = (db: number) => Bun.spawn([process.execPath, join(import.meta.dir, '../../src/start.ts')], {
+    const start = (db: number) => Bun.spawn([process.execPath, join(import.meta.dir, '../../src/main.ts')], {
       env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, DATABASE_URL: `sqlite:${join(dataDir, 'platform.db')}`, REDIS_URL: `${server.url}/${db}`, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'error' },
       stdout: 'pipe',
       stderr: 'pipe',

@@ -1,5 +1,5 @@
 // Redis mode (DESIGN §9) across processes: the control plane runs here, a second runtime runs as
-// `bun runtime/main.ts` against the same Postgres database and a private redis-server. The index
+// `bun src/main.ts runtime` against the same Postgres database and a private redis-server. The index
 // must converge within one poll interval after the subscriber is killed, after a Redis restart and
 // while Redis is down, and the runtime must keep serving its last good index (and say so in
 // /readyz) while Redis or the database is unreachable. That runtime reaches Postgres through a
@@ -147,7 +147,7 @@ describe.skipIf(missing !== '')('Redis mode', () => {
     return Number(reply[1]);
   };
 
-  describe('a second runtime process (bun runtime/main.ts)', () => {
+  describe('a second runtime process (bun src/main.ts runtime)', () => {
     let runtime: RuntimeProcess;
     let rt: Target;
     /** One poll interval as the runtime reports it, plus slack. */

@@ -21,7 +21,7 @@ function freePort(): number {
 async function start() {
   const control = freePort();
   const runtime = freePort();
-  const child = Bun.spawn([process.execPath, 'src/start.ts'], {
+  const child = Bun.spawn([process.execPath, 'src/main.ts'], {
     cwd: join(import.meta.dir, '..', '..'),
     env: { ...process.env, PORT: String(control), RUNTIME_PORT: String(runtime), DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'p.db')}`, PLATFORM_ADMIN_API_KEY: ADMIN_KEY, COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'warn' },
     stdout: 'ignore',

@@ -1,0 +1,97 @@
+// The composition root: builds every part of a process from the validated configuration, for its
+// role, and serves it. `all` is `npm start` (both origins in one process, the index announced and
+// api.platform served in-process); `control-plane` and `runtime` are the scale-out processes. The
+// only place that knows both origins: neither origin imports the other's parts.
+import { executorOptions, loadConfig, withBoundPorts, type Config } from './config.ts';
+import { failStart } from './lib/start-failure.ts';
+import { listen, type Listener } from './http/listener.ts';
+import { createLogger, type Logger } from './lib/log.ts';
+import { installProcessGuards } from './lib/process-guards.ts';
+import { openDatabase } from './db/index.ts';
+import { PrincipalStore } from './auth/principals.ts';
+import { CredentialResolver } from './auth/credentials.ts';
+import { createJwtService } from './auth/jwt.ts';
+import { jwtSecret } from './bootstrap.ts';
+import { createPlatform } from './platform.ts';
+import { serveControlPlane } from './serve.ts';
+import { scaleOutWarnings } from './scale-out.ts';
+import { createExecutor, type Executor } from '../runtime/executor/index.ts';
+import { createRuntime } from '../runtime/create.ts';
+import { serveRuntime } from '../runtime/serve.ts';
+
+export const ROLES = ['all', 'control-plane', 'runtime'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The ports a started process serves on (what PORT=0 / RUNTIME_PORT=0 became). */
+export interface Started {
+  control?: number;
+  runtime?: number;
+}
+
+/**
+ * Starts a process of `role` from `env` and serves until SIGTERM or SIGINT drains it. A start that
+ * fails ends the process (exit 2 for configuration, 1 otherwise) after undoing what it had set up.
+ */
+export async function start(role: Role, env: Record<string, string | undefined> = process.env): Promise<Started> {
+  /** Undone if the start fails after it (hosts stopped, their private copy of Bun removed). */
+  let startedExecutor: Executor | undefined;
+  try {
+    const declared = loadConfig(env);
+    const log = createLogger(declared.LOG_LEVEL, role === 'all' ? 'platform' : role);
+    installProcessGuards(log);
+    // Bound first: with port 0 the derived origins name the ports really bound.
+    const control = role === 'runtime' ? undefined : listen(declared.PORT);
+    const edge = role === 'control-plane' ? undefined : listen(declared.RUNTIME_PORT);
+    const config = withBoundPorts(declared, env, { ...(control ? { control: control.port } : {}), ...(edge ? { runtime: edge.port } : {}) });
+    if (role !== 'all') for (const warning of scaleOutWarnings(role, config, env)) log.warn(warning);
+    // A control plane alone keeps one spare host: its executor only verifies node deployments.
+    const executor = await createExecutor(executorOptions(config, (line) => log.info(line), role === 'control-plane' ? 1 : config.EXECUTOR_HOSTS));
+    startedExecutor = executor;
+    log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
+    if (role === 'all') await serveBoth(config, log, executor, control!, edge!);
+    else if (role === 'control-plane') await serveControlPlaneAlone(config, log, executor, control!);
+    else await serveRuntimeAlone(config, log, executor, edge!);
+    return { ...(control ? { control: control.port } : {}), ...(edge ? { runtime: edge.port } : {}) };
+  } catch (error) {
+    return failStart(error, startedExecutor && (() => startedExecutor!.close()));
+  }
+}
+
+async function serveBoth(config: Config, log: Logger, executor: Executor, control: Listener, edge: Listener): Promise<void> {
+  const platform = await createPlatform(config, log, { executor });
+  const runtime = await createRuntime({
+    config,
+    db: platform.db,
+    credentials: platform.credentials,
+    jwt: platform.jwt,
+    executor,
+    log,
+    embedded: { publisher: platform.publisher, controlPlane: (request) => platform.app.handle(request) },
+  });
+  // One shutdown for both: drain the runtime (and its executor) before the shared database closes.
+  // The control plane's signal handlers first: they drain the runtime too, and must be in place
+  // before either origin says it is listening. Both origins are served in the same turn.
+  let served: ReturnType<typeof serveRuntime> | undefined;
+  await serveControlPlane(control, platform, log, () => served?.drain() ?? Promise.resolve());
+  served = serveRuntime(edge, runtime, config, log, { handleSignals: false, closeRest: () => executor.close() });
+}
+
+async function serveControlPlaneAlone(config: Config, log: Logger, executor: Executor, control: Listener): Promise<void> {
+  const platform = await createPlatform(config, log, { executor });
+  await serveControlPlane(control, platform, log, () => executor.close());
+}
+
+async function serveRuntimeAlone(config: Config, log: Logger, executor: Executor, edge: Listener): Promise<void> {
+  log.info(`api.platform calls go to the control plane at ${config.BASE_URL}`);
+  const db = await openDatabase(config.DATABASE_URL);
+  const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const credentials = new CredentialResolver(new PrincipalStore(db), jwt);
+  const runtime = await createRuntime({ config, db, credentials, jwt, executor, log });
+  serveRuntime(edge, runtime, config, log, {
+    handleSignals: true,
+    closeRest: async () => {
+      await Promise.all([executor.close(), credentials.close()]);
+      await db.close();
+    },
+  });
+}
