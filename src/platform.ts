@@ -16,7 +16,7 @@ import { bootstrap, jwtSecret, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
 import type { Logger } from './lib/log.ts';
 import { createRedis, redisAnswers } from './lib/redis.ts';
-import type { Executor } from '../runtime/executor/types.ts';
+import type { Executor } from '../runtime/executor/index.ts';
 import { compileGuardSchema, lintGuardSchema } from '../runtime/guard/index.ts';
 import { EndpointStore } from './endpoints/store.ts';
 import { TableComponentLookup } from './endpoints/component-lookup.ts';

@@ -1,0 +1,49 @@
+// Import rules of the code base (README "Architecture"), checked by `npm test`
+// (test/architecture.test.ts). `error` rules hold today and must keep holding; `warn` rules are
+// the target of issue #21 (src/core/ under both origins) and become errors once the move lands.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import loop other than through type-only imports.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'Every import resolves.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'control-plane-uses-runtime-parts-through-their-index',
+      severity: 'error',
+      comment: "The control plane may use the runtime's guard, router and executor only through their folders' index.ts.",
+      from: { path: '^src/' },
+      to: { path: '^runtime/(guard|router|executor)/', pathNot: '^runtime/(guard|router|executor)/index\\.ts$' },
+    },
+    {
+      name: 'sandbox-programs-stay-apart',
+      severity: 'error',
+      comment: 'What runs inside the sandbox (executor host and Worker) imports nothing of the server but the wire format and limits.',
+      from: { path: '^runtime/executor/(host|worker)/' },
+      to: { path: '^(src/|runtime/)', pathNot: ['^runtime/executor/(host|worker|wire)/', '^runtime/executor/(types|limits)\\.ts$'] },
+    },
+    {
+      name: 'runtime-imports-only-core',
+      severity: 'warn',
+      comment: 'Target (issue #21): runtime/ imports only src/core/ and itself.',
+      from: { path: '^runtime/' },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|test|bench)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
