@@ -30,7 +30,7 @@ import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './
 import { indexKeys } from './lib/redis.ts';
 import { currentIndexVersion, type IndexPublisher } from './endpoints/index-version.ts';
 import { loadPrincipal } from './auth/principals.ts';
-import { ComponentService, DeploymentService } from './components/index.ts';
+import { ComponentService, DeploymentService, SourceChecker } from './components/index.ts';
 import { RunStore } from './runs/store.ts';
 import { RunService } from './runs/service.ts';
 import { AuditLister } from './audit/list.ts';
@@ -100,13 +100,14 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
 
   const accounts = new AccountService({ principals, workspaces, groups, credentials });
   const agents = new AgentService({ agents: new AgentStore(db), principals, groups, workspaces, enabledModels: config.ENABLED_MODELS });
+  const sources = new SourceChecker();
   const componentDeps = {
     db,
     publisher: indexPublisher,
     // Endpoints that follow the latest revision are re-validated in the same transaction.
     onActiveRevisionChanged: (q: Orm, component: { id: string }) => endpoints.revalidateFollowers(q, component.id),
   };
-  const components = new ComponentService(componentDeps);
+  const components = new ComponentService({ ...componentDeps, sources });
   const deployments = new DeploymentService({ ...componentDeps, verifier: options.executor, log });
   await deployments.failStaleBuilds();
   const stopStaleSweep = deployments.sweepStaleBuilds();
@@ -165,6 +166,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     runs: runStore,
     async close() {
       stopStaleSweep();
+      sources.close();
       await Promise.all([deployments.idle(), credentials.close()]);
       redis?.disconnect();
       await db.close();

@@ -1,6 +1,7 @@
 // What other parts of the platform may use of Components (DESIGN §7).
 export { ComponentService, type ComponentServiceDeps } from './service.ts';
 export { DeploymentService, type DeploymentServiceDeps } from './deployments.ts';
+export { SourceChecker } from './source-checker.ts';
 export { componentRoutes, type ComponentRouteDeps } from './routes.ts';
 export { resolveRevision, resolveRevisionIn, type ResolvedRevision } from './resolve.ts';
 export type { ActiveRevisionHook } from './activation.ts';

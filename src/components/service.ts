@@ -13,7 +13,7 @@ import { validators, type ComponentUpdateBody } from './schema.ts';
 import { createRuleViolations, updateRuleViolations } from './rules.ts';
 import { contentFromCreate, contentFromUpdate, touchesContent } from './content.ts';
 import { contentDigest } from './digest.ts';
-import { assertSourceValid, withSourceViolations } from './source-check.ts';
+import type { SourceChecker } from './source-checker.ts';
 import { assertCanRead, assertCanWrite, assertId, loadComponent } from './access.ts';
 import { assertPreconditions, versionConflict } from './locking.ts';
 import { preconditionFailed } from '../http/etag.ts';
@@ -33,6 +33,8 @@ export interface ComponentServiceDeps {
   publisher: IndexPublisher;
   /** The Endpoint side's hook, run inside the transaction that makes a revision active. */
   onActiveRevisionChanged?: ActiveRevisionHook;
+  /** Runs the save-time source checks off the event loop, within a time limit. */
+  sources: SourceChecker;
 }
 
 /** How many times an unversioned update re-reads after losing a race (each loss means another writer won). */
@@ -53,10 +55,10 @@ export class ComponentService {
 
   async create(principal: Principal, rawBody: unknown): Promise<ComponentView> {
     assertCanWrite(principal);
-    const body = withSourceViolations(() => validBody(rawBody, validators.create, createRuleViolations), rawBody, (rawBody as { kind?: unknown } | null)?.kind);
+    const body = await this.deps.sources.withSourceViolations(() => validBody(rawBody, validators.create, createRuleViolations), rawBody, (rawBody as { kind?: unknown } | null)?.kind);
     const workspaceId = await creationWorkspace(new WorkspaceStore(this.deps.db), principal, body.workspaceId);
     const content = contentFromCreate(body);
-    assertSourceValid(content);
+    await this.deps.sources.assertValid(content);
 
     const now = new Date();
     const activeOnSave = content.kind !== 'node';
@@ -141,12 +143,12 @@ export class ComponentService {
   async update(principal: Principal, id: string, rawBody: unknown, ifMatch: string | null): Promise<ComponentView> {
     for (let attempt = 0; ; attempt++) {
       const current = await loadComponent(this.db, this.components, principal, id, 'write');
-      const body = withSourceViolations(() => validBody(rawBody, validators.update, (b) => updateRuleViolations(b, current.kind)), rawBody, current.kind);
+      const body = await this.deps.sources.withSourceViolations(() => validBody(rawBody, validators.update, (b) => updateRuleViolations(b, current.kind)), rawBody, current.kind);
       assertPreconditions(current.version, ifMatch, body.version);
 
       const latest = current.latestRevisionId ? await this.db.read((q) => this.revisions.get(q, current, current.latestRevisionId!)) : null;
       const content = touchesContent(body) ? contentFromUpdate(current.kind, latest?.content ?? null, body) : null;
-      const revision = content && contentDigest(content) !== latest?.digest ? this.draftRevision(principal, current, content) : null;
+      const revision = content && contentDigest(content) !== latest?.digest ? await this.draftRevision(principal, current, content) : null;
       const changes = this.fieldChanges(current, body);
       const changed = [...Object.keys(changes), ...(revision ? ['content'] : [])];
       if (changed.length === 0) return this.db.read((q) => this.viewOf(q, current));
@@ -257,8 +259,8 @@ export class ComponentService {
     return outcome.revision;
   }
 
-  private draftRevision(principal: Principal, component: ComponentRecord, content: ComponentContent): RevisionRecord {
-    assertSourceValid(content);
+  private async draftRevision(principal: Principal, component: ComponentRecord, content: ComponentContent): Promise<RevisionRecord> {
+    await this.deps.sources.assertValid(content);
     return {
       id: crypto.randomUUID(),
       componentId: component.id,

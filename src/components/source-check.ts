@@ -1,8 +1,9 @@
 // Source checks on save (DESIGN §7): lowcode bodies parse, node modules parse with only node:
 // imports, schemas compile. Failures are 422 SOURCE_INVALID, each with a pointer into the body and,
 // for code, the line and column in the message. Code is parsed, never transpiled or run, here: a
-// node module is transpiled and loaded in the executor's sandbox when it is deployed.
-import { ProblemError, type Violation } from '../http/problem.ts';
+// node module is transpiled and loaded in the executor's sandbox when it is deployed. These pure
+// checks run on a thread of their own with a time limit (./source-checker.ts).
+import type { Violation } from '../http/problem.ts';
 import { describeAt } from './build-errors.ts';
 import { functionBodyErrors } from './function-body.ts';
 import { moduleErrors } from './node-module.ts';
@@ -40,39 +41,8 @@ function resultSchemaErrors(results: NodeResult[]): Violation[] {
   );
 }
 
-/** Throws 422 SOURCE_INVALID listing every problem of the content. */
-export function assertSourceValid(content: ComponentContent): void {
-  const result = checkContent(content);
-  if (result.ok) return;
-  const first = result.errors[0];
-  throw new ProblemError(422, 'SOURCE_INVALID', first ? `${first.pointer}: ${first.message}` : 'The source is invalid', { errors: result.errors });
-}
-
-/**
- * Runs a body validation; when it refuses the body, the code the body carries is checked too where
- * it is well formed (lowcode element code, a node source, a json-validator schema), so that one
- * 422 lists every violation (DESIGN §3) rather than the source problems only after the rest is fixed.
- */
-export function withSourceViolations<T>(validate: () => T, raw: unknown, kind: unknown): T {
-  try {
-    return validate();
-  } catch (error) {
-    if (!(error instanceof ProblemError) || error.status !== 422 || !error.errors || raw === null || typeof raw !== 'object') throw error;
-    let more: Violation[];
-    try {
-      more = sourceViolations(raw as { elements?: unknown; source?: unknown; schema?: unknown }, kind);
-    } catch {
-      throw error; // content the schema refused may not even be checkable: its violations stand alone
-    }
-    const known = new Set(error.errors.map((v) => v.pointer));
-    more = more.filter((v) => !known.has(v.pointer));
-    if (more.length === 0) throw error;
-    throw new ProblemError(422, 'VALIDATION_FAILED', error.message, { errors: [...error.errors, ...more] });
-  }
-}
-
 /** The code checks of checkContent, on a body that did not pass its schema (best effort). */
-function sourceViolations(body: { elements?: unknown; source?: unknown; schema?: unknown }, kind: unknown): Violation[] {
+export function sourceViolations(body: { elements?: unknown; source?: unknown; schema?: unknown }, kind: unknown): Violation[] {
   if (kind === 'lowcode' && Array.isArray(body.elements)) {
     return body.elements.flatMap((element: unknown, i) => {
       const code = (element as { code?: unknown } | null)?.code;

@@ -16,7 +16,7 @@ import { bootstrap, jwtSecret } from '../../src/bootstrap.ts';
 import type { Principal } from '../../src/auth/roles.ts';
 import { httpConventions } from '../../src/http/plugin.ts';
 import { silentLogger } from '../../src/lib/log.ts';
-import { ComponentService, DeploymentService, componentRoutes, type ComponentRecord, type RevisionRecord } from '../../src/components/index.ts';
+import { ComponentService, DeploymentService, SourceChecker, componentRoutes, type ComponentRecord, type RevisionRecord } from '../../src/components/index.ts';
 import { createExecutor, type Executor } from '../../runtime/executor/index.ts';
 import type { DatabaseCase } from '../helpers/databases.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -68,7 +68,8 @@ export async function startComponentHarness(database: DatabaseCase): Promise<Com
       harness.hookCalls.push({ component, revision });
     },
   };
-  const components = new ComponentService(shared);
+  const sources = new SourceChecker();
+  const components = new ComponentService({ ...shared, sources });
   const deployments = new DeploymentService({ ...shared, verifier: executor, log: silentLogger });
   const conventions = httpConventions(credentials, silentLogger);
   const app = new Elysia({ normalize: false })
@@ -107,6 +108,7 @@ export async function startComponentHarness(database: DatabaseCase): Promise<Com
     },
     async close() {
       await deployments.idle();
+      sources.close();
       await executor.close();
       await credentials.close();
       await db.close();
