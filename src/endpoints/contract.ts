@@ -67,7 +67,7 @@ function checkResponseMode(e: EndpointRecord, error: Report): void {
 /**
  * A definition stored before a header rule (hop-by-hop names, header syntax) may still hold what
  * create and PATCH now refuse. The runtime leaves such a header out and serves the rest, so this
- * is advice, not a reason to stop serving: a PATCH of `staticResponse` is refused until it is gone.
+ * is advice, not a reason to stop serving; a PATCH that sends the header again is refused (422).
  */
 function checkStaticHeaders(e: EndpointRecord, warn: Report): void {
   for (const v of staticHeaderViolations(e)) warn('STATIC_HEADER_DROPPED', `${v.message}; stored before this rule, it is not sent`, v.pointer);
