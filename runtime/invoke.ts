@@ -95,7 +95,7 @@ export class Invoker {
    * Answers one request. Synchronous (no promise at all) up to the first real wait: a cached
    * credential, a static response or a guard failure returns the Response itself.
    */
-  handle(request: Request, oid = operationId(request.headers.get('x-svc-oid')), server?: RequestTimeouts): Response | Promise<Response> {
+  handle(request: Request, oid = operationId(request.headers.get('x-svc-oid')), server?: RequestTimeouts, url = request.url): Response | Promise<Response> {
     const started = performance.now();
     let token: string | undefined;
     let caller: Principal | undefined;
@@ -106,11 +106,11 @@ export class Invoker {
     } catch (error) {
       return this.problem(error, oid);
     }
-    return caller ? this.matched(request, oid, caller, started, server) : this.authenticated(request, oid, token, started, server);
+    return caller ? this.matched(request, url, oid, caller, started, server) : this.authenticated(request, url, oid, token, started, server);
   }
 
   /** The credential is not cached: look it up first. */
-  private async authenticated(request: Request, oid: string, token: string | undefined, started: number, server?: RequestTimeouts): Promise<Response> {
+  private async authenticated(request: Request, url: string, oid: string, token: string | undefined, started: number, server?: RequestTimeouts): Promise<Response> {
     let caller: Principal;
     try {
       caller = await this.d.credentials.authenticate(token);
@@ -118,12 +118,12 @@ export class Invoker {
     } catch (error) {
       return this.problem(error, oid);
     }
-    return this.matched(request, oid, caller, started, server);
+    return this.matched(request, url, oid, caller, started, server);
   }
 
   /** Method and path match, then the invocation, recorded once answered. */
-  private matched(request: Request, oid: string, caller: Principal, started: number, server?: RequestTimeouts): Response | Promise<Response> {
-    const { pathname, search } = splitUrl(request.url);
+  private matched(request: Request, url: string, oid: string, caller: Principal, started: number, server?: RequestTimeouts): Response | Promise<Response> {
+    const { pathname, search } = splitUrl(url);
     const index = this.d.index.current;
     // HEAD is answered as GET without the body (Bun sends the head only); the component sees HEAD.
     const match = index?.router.match(request.method === 'HEAD' ? 'GET' : request.method, pathname) ?? null;

@@ -4,7 +4,7 @@ import type { ComponentResult, ExecutionOutcome } from './executor/types.ts';
 import type { CompiledGuard } from './guard/index.ts';
 import { ProblemError } from '../src/http/problem.ts';
 import { carriesNoContent } from '../src/http/status.ts';
-import { isHeaderName, isHeaderValue, isPlatformHeader } from '../src/endpoints/static-headers.ts';
+import { isServedHeader } from '../src/endpoints/static-headers.ts';
 
 const JSON_TYPE = 'application/json';
 
@@ -34,16 +34,16 @@ export interface PreparedStatic {
  * Header names are case-insensitive, and Bun merges two spellings of one name into one field: so
  * any spelling of a platform header is dropped here (else `X-Svc-Oid` would arrive as
  * `forged, <oid>`), and every spelling of content-type collapses into one, the last configured.
- * A header the runtime cannot send (a row stored before the control plane's rules) is skipped
- * rather than failing every invocation. Done here, the per-request path stays one spread.
+ * A header the control plane's rules refuse (a row stored before them: one the runtime cannot send,
+ * or a hop-by-hop one, which would speak for the connection) is skipped rather than failing every
+ * invocation; validation warns of it. Done here, the per-request path stays one spread.
  */
 export function prepareStatic(s: { status: number; headers?: Record<string, string>; body?: unknown }): PreparedStatic {
   let type: string | undefined;
   const kept: [string, string][] = [];
   for (const [name, value] of Object.entries(s.headers ?? {})) {
-    const lower = name.toLowerCase();
-    if (isPlatformHeader(lower) || !isHeaderName(name) || typeof value !== 'string' || !isHeaderValue(value)) continue;
-    if (lower === 'content-type') type = value;
+    if (!isServedHeader(name, value)) continue;
+    if (name.toLowerCase() === 'content-type') type = value;
     else kept.push([name, value]);
   }
   // fromEntries defines own properties, so even a header named `__proto__` stays a header.

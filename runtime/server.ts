@@ -1,5 +1,8 @@
-// The runtime origin's fetch handler: health and readiness, then every request is an invocation.
+// The runtime origin's fetch handler: the request target's length, health and readiness, then every
+// request is an invocation.
 import { operationId } from '../src/http/oid.ts';
+import { problemResponse } from '../src/http/problem.ts';
+import { RUNTIME_TARGET_LIMIT, targetTooLong, uriTooLong } from '../src/http/request-target.ts';
 import { splitUrl, type Invoker, type RequestTimeouts } from './invoke.ts';
 
 export interface RuntimeReadiness {
@@ -18,12 +21,15 @@ export function runtimeFetch(invoker: Invoker, readiness: () => Promise<RuntimeR
   // Not async: an invocation answered without waiting returns its Response, not a promise.
   return (request: Request, server?: RequestTimeouts): Response | Promise<Response> => {
     const oid = operationId(request.headers.get('x-svc-oid'));
+    // Read once and handed on: the length check is one comparison on it.
+    const url = request.url;
+    if (targetTooLong(url, RUNTIME_TARGET_LIMIT)) return problemResponse(uriTooLong(RUNTIME_TARGET_LIMIT), oid);
     // HEAD as GET (the server sends no body), as on the control plane.
     if (request.method === 'GET' || request.method === 'HEAD') {
-      const { pathname } = splitUrl(request.url);
+      const { pathname } = splitUrl(url);
       if (pathname === '/healthz') return health(200, { status: 'ok' }, oid);
       if (pathname === '/readyz') return readyz(oid);
     }
-    return invoker.handle(request, oid, server);
+    return invoker.handle(request, oid, server, url);
   };
 }

@@ -3,6 +3,7 @@
 import type { Principal } from '../auth/roles.ts';
 import type { Orm } from '../db/index.ts';
 import type { ContractIssue, ContractStatus, EndpointRecord } from './schema.ts';
+import { staticHeaderViolations } from './static-headers.ts';
 
 export type ComponentKind = 'lowcode' | 'node' | 'json-validator';
 
@@ -41,6 +42,7 @@ export async function validateContract(q: Orm, endpoint: EndpointRecord, deps: C
   const warn = (code: string, message: string, pointer?: string) => warnings.push({ code, message, ...(pointer ? { pointer } : {}) });
 
   checkResponseMode(endpoint, error);
+  checkStaticHeaders(endpoint, warn);
   if (endpoint.componentId) await checkComponent(q, endpoint, endpoint.componentId, deps, error, warn);
   if (endpoint.guard) await checkGuard(q, endpoint, deps, error, warn);
   else if (endpoint.validationFailure) warn('UNUSED_VALIDATION_FAILURE', 'validationFailure is set but there is no guard', '/validationFailure');
@@ -60,6 +62,15 @@ function checkResponseMode(e: EndpointRecord, error: Report): void {
   if (e.noResult && e.popResult) error('INCONSISTENT_RESPONSE_MODE', 'noResult and popResult exclude each other', '/popResult');
   if (e.legacyResults && (e.popResult || e.noResult)) error('INCONSISTENT_RESPONSE_MODE', 'legacyResults excludes popResult and noResult', '/legacyResults');
   if (e.componentDigest && !e.componentId) error('DIGEST_WITHOUT_COMPONENT', 'componentDigest pins a revision of componentId, which is not set', '/componentDigest');
+}
+
+/**
+ * A definition stored before a header rule (hop-by-hop names, header syntax) may still hold what
+ * create and PATCH now refuse. The runtime leaves such a header out and serves the rest, so this
+ * is advice, not a reason to stop serving; a PATCH that sends the header again is refused (422).
+ */
+function checkStaticHeaders(e: EndpointRecord, warn: Report): void {
+  for (const v of staticHeaderViolations(e)) warn('STATIC_HEADER_DROPPED', `${v.message}; stored before this rule, it is not sent`, v.pointer);
 }
 
 async function checkComponent(q: Orm, e: EndpointRecord, componentId: string, deps: ContractDeps, error: Report, warn: Report): Promise<void> {

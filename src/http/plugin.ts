@@ -1,6 +1,6 @@
-// The control plane's HTTP conventions as one Elysia plugin: x-svc-oid on every response,
-// JSON-only bodies, problem+json for every error, and the `auth` macro that resolves the
-// principal once per request and checks the roles a route declares.
+// The control plane's HTTP conventions as one Elysia plugin: x-svc-oid on every response, the
+// request target's length limit (414), JSON-only bodies, problem+json for every error, and the
+// `auth` macro that resolves the principal once per request and checks the roles a route declares.
 import { Elysia } from 'elysia';
 import { bearer } from '@elysiajs/bearer';
 import { isUuid } from '../lib/ids.ts';
@@ -10,6 +10,7 @@ import { operationId } from './oid.ts';
 import { NO_BODY, readJsonBody } from './body.ts';
 import type { AllowedMethods } from './allowed-methods.ts';
 import { ProblemError, databaseUnavailable, problemResponse } from './problem.ts';
+import { CONTROL_PLANE_TARGET_LIMIT, targetTooLong, uriTooLong } from './request-target.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export interface AuthRequirement {
@@ -72,7 +73,10 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
     // Tokens are read from the Authorization header only (tokenOf): a credential in a URL ends up in logs.
     .use(bearer({ extract: { header: 'Bearer', query: '\u0000', body: '\u0000' } }))
     .onRequest(({ request, set }) => {
-      set.headers['x-svc-oid'] = oidOf(request);
+      const oid = oidOf(request);
+      set.headers['x-svc-oid'] = oid;
+      // Before routing and the credential, as Bun's own limit on the whole head would be.
+      if (targetTooLong(request.url, CONTROL_PLANE_TARGET_LIMIT)) return problemResponse(uriTooLong(CONTROL_PLANE_TARGET_LIMIT), oid);
     })
     // Ids are made lower-case; an upper-case spelling of one names the same resource (as Postgres'
     // uuid type has it, and SQLite's text comparison would not).

@@ -23,6 +23,7 @@ export type ProblemCode =
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'VALIDATION_FAILED'
   | 'RESERVED_METADATA_KEY'
@@ -59,6 +60,7 @@ const TITLES: Record<number, string> = {
   409: 'Conflict',
   412: 'Precondition failed',
   413: 'Payload too large',
+  414: 'URI too long',
   415: 'Unsupported media type',
   422: 'Unprocessable content',
   499: 'Client closed request',

@@ -1,9 +1,11 @@
 // Configured staticResponse headers: the platform's own headers (x-svc-oid, x-execution-id, x-svc-*)
-// are never forged by any spelling, and a header the runtime could not send is refused at
-// create/PATCH (422 with its pointer) instead of failing every invocation.
+// are never forged by any spelling, a header the runtime could not send or a hop-by-hop one is
+// refused at create/PATCH (422 with its pointer), and one stored before those rules is left out.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { prepareStatic, staticResponse } from '../../runtime/respond.ts';
+import { EndpointStore } from '../../src/endpoints/store.ts';
+import { bumpIndexVersion } from '../../src/endpoints/index-version.ts';
 
 let s: Stack;
 let invoker: { id: string; key: string };
@@ -189,3 +191,121 @@ describe('header syntax is checked at create and PATCH', () => {
     expect(r.headers.get('x-latin')).toBe('café');
   });
 });
+
+describe('hop-by-hop headers (RFC 9110 §7.6.1) belong to the connection, not to a static response', () => {
+  const hopByHop = ['Connection', 'keep-alive', 'UPGRADE', 'Proxy-Authenticate', 'PROXY-CONNECTION', 'proxy-a~b', 'te', 'Trailer', 'Transfer-Encoding', 'tRaNsFeR-eNcOdInG'];
+  const pointerOf = (name: string) => `/staticResponse/headers/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+  test.each(hopByHop)('%s → 422 VALIDATION_FAILED at its pointer on create; nothing stored', async (header) => {
+    const name = `hop ${crypto.randomUUID()}`;
+    const r = await s.api('POST', '/api/v1/endpoints', { name, method: 'GET', path: uniquePath(), staticResponse: { status: 200, headers: { 'X-Ok': 'fine', [header]: 'v' } } });
+    expect(r.status).toBe(422);
+    expect(r.headers.get('content-type')).toBe('application/problem+json');
+    expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', oid: r.headers.get('x-svc-oid') });
+    expect(r.body.errors).toEqual([{ pointer: pointerOf(header), message: expect.stringContaining('hop-by-hop') }]);
+    expect(await storedNamed(name)).toEqual([]);
+  });
+
+  test('PATCH setting several → 422 listing each; the stored definition is unchanged', async () => {
+    const e = await s.endpoint({ method: 'GET', path: uniquePath(), staticResponse: { status: 200, headers: { 'X-A': 'a' }, body: 'served' } });
+    const r = await s.api('PATCH', `/api/v1/endpoints/${e.id}`, { version: e.version, staticResponse: { status: 200, headers: { Connection: 'close', 'Proxy-Authorization': 'Basic x', 'X-B': 'b' } } });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe('VALIDATION_FAILED');
+    expect(r.body.errors.map((v: { pointer: string }) => v.pointer).sort()).toEqual(['/staticResponse/headers/Connection', '/staticResponse/headers/Proxy-Authorization']);
+    const stored = await s.api('GET', `/api/v1/endpoints/${e.id}`);
+    expect(stored.body).toMatchObject({ version: e.version, staticResponse: { headers: { 'X-A': 'a' }, body: 'served' } });
+  });
+
+  test('names that only resemble one are accepted and served', async () => {
+    const path = uniquePath();
+    const headers = { 'X-Connection': '1', Proxy: '2', 'X-Proxy-Id': '3', Tea: '4', Trailers: '5', 'Upgrade-Insecure-Requests': '6', 'Keep-Alive-Hint': '7' };
+    const created = await s.api('POST', '/api/v1/endpoints', { name: 'resembles', method: 'GET', path, staticResponse: { status: 200, headers } });
+    expect(created.status).toBe(201);
+    expect((await s.api('POST', `/api/v1/endpoints/${created.body.id}/activate`)).status).toBe(200);
+    const r = await s.invoke('GET', path, { key: invoker.key });
+    for (const [name, value] of Object.entries(headers)) expect(r.headers.get(name)).toBe(value);
+  });
+
+  test('stored before the rule: the Endpoint serves without them (the connection stays open), validate warns, OpenAPI leaves them out', async () => {
+    const path = uniquePath();
+    const e = await s.endpoint({ method: 'GET', path, staticResponse: { status: 200, headers: { 'X-Ok': 'ok' }, body: { ok: true } } });
+    // As a row written before the rule: straight into the database, then the index rebuilt.
+    const legacy = { Connection: 'close', 'Transfer-Encoding': 'chunked', 'Proxy-Authenticate': 'Basic', Upgrade: 'h2c', 'X-Ok': 'ok' };
+    const store = new EndpointStore(s.platform.db);
+    const version = await s.platform.db.write(async (q) => {
+      const current = (await store.get(e.id, q))!;
+      expect(await store.compareAndSet(q, current.version, { ...current, staticResponse: { status: 200, headers: legacy, body: { ok: true } }, version: current.version + 1, updatedAt: new Date() })).not.toBeNull();
+      return bumpIndexVersion(s.platform.db, q);
+    });
+    await s.platform.publisher.published(version);
+
+    // Two requests on one connection: both answered (a served `Connection: close` ended it after the first).
+    const url = new URL(s.runtimeUrl);
+    const one = `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${invoker.key}\r\n\r\n`;
+    const text = await exchange(Number(url.port), one + one, 2);
+    const responses = text.split('HTTP/1.1 ').slice(1);
+    expect(responses).toHaveLength(2);
+    for (const response of responses) {
+      const head = response.slice(0, response.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head.startsWith('200 ')).toBe(true);
+      expect(head).toContain('\r\nx-ok: ok');
+      expect(head).toContain('\r\ncontent-length: 11');
+      for (const dropped of ['connection:', 'transfer-encoding:', 'proxy-authenticate:', 'upgrade:']) expect(head).not.toContain(`\r\n${dropped}`);
+      expect(response.slice(response.indexOf('\r\n\r\n') + 4, response.indexOf('\r\n\r\n') + 15)).toBe('{"ok":true}');
+    }
+
+    const validated = await s.api('POST', `/api/v1/endpoints/${e.id}/validate`);
+    expect(validated.status).toBe(200);
+    expect(validated.body.valid).toBe(true);
+    const warned = validated.body.warnings.filter((w: { code: string }) => w.code === 'STATIC_HEADER_DROPPED').map((w: { pointer: string }) => w.pointer).sort();
+    expect(warned).toEqual(['/staticResponse/headers/Connection', '/staticResponse/headers/Proxy-Authenticate', '/staticResponse/headers/Transfer-Encoding', '/staticResponse/headers/Upgrade']);
+
+    const doc = await s.api('GET', `/api/v1/endpoints/${e.id}/openapi`);
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths[path].get.responses['200'].headers).sort()).toEqual(['X-Ok', 'x-svc-oid']);
+
+    // Still activatable (a warning, not an error): disabled and activated again, it serves the same.
+    expect((await s.api('POST', `/api/v1/endpoints/${e.id}/disable`)).status).toBe(200);
+    expect((await s.api('POST', `/api/v1/endpoints/${e.id}/activate`)).status).toBe(200);
+    const again = await s.invoke('GET', path, { key: invoker.key });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-ok')).toBe('ok');
+    expect(again.headers.get('upgrade')).toBeNull();
+  });
+
+  test('prepareStatic leaves them out in any letter case', () => {
+    const prepared = prepareStatic({ status: 200, headers: Object.fromEntries([...hopByHop.map((h) => [h, 'v']), ['X-Kept', 'k']]), body: 1 });
+    expect(prepared.headers).toEqual({ 'X-Kept': 'k', 'content-type': 'application/json' });
+  });
+});
+
+/** Writes `request` to the port and reads until `count` responses with a Content-Length body arrived, or the server closes. */
+async function exchange(port: number, request: string, count: number): Promise<string> {
+  const { promise, resolve } = Promise.withResolvers<string>();
+  let text = '';
+  const complete = () => {
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      const head = text.indexOf('\r\n\r\n', at);
+      const length = head === -1 ? undefined : /content-length: (\d+)/i.exec(text.slice(at, head))?.[1];
+      if (length === undefined || text.length < head + 4 + Number(length)) return false;
+      at = head + 4 + Number(length);
+    }
+    return true;
+  };
+  const socket = await Bun.connect({
+    hostname: '127.0.0.1',
+    port,
+    socket: {
+      data: (_s, chunk) => {
+        text += new TextDecoder().decode(chunk);
+        if (complete()) resolve(text);
+      },
+      close: () => resolve(text),
+    },
+  });
+  socket.write(request);
+  const received = await Promise.race([promise, Bun.sleep(5_000).then(() => text)]);
+  socket.end();
+  return received;
+}

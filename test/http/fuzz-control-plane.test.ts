@@ -27,6 +27,7 @@ import { sql } from 'drizzle-orm';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { loadConfig } from '../../src/config.ts';
+import { CONTROL_PLANE_TARGET_LIMIT } from '../../src/http/request-target.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import type { Logger } from '../../src/lib/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
@@ -1218,6 +1219,15 @@ async function checkListRequest(req: Req, key: string): Promise<void> {
   checkConventions(req, seen);
   if (seen.status >= 500) return;
   const body = seen.json as Record<string, any>;
+  // A request target (as sent, a fragment included) over the control plane's limit is 414 before
+  // any list is read, and only such a one.
+  const url = new URL(`http://localhost${req.path}`);
+  const overLimit = url.href.length - url.origin.length > CONTROL_PLANE_TARGET_LIMIT;
+  if (overLimit !== (seen.status === 414)) fail(req, seen, overLimit ? 'a request target over the limit was not refused with 414' : 'a list answered 414 within the request-target limit');
+  if (overLimit) {
+    if (body.code !== 'URI_TOO_LONG') fail(req, seen, '414 without code URI_TOO_LONG');
+    return;
+  }
   if (seen.status === 200) {
     if (!Array.isArray(body?.data) || typeof body.meta !== 'object') fail(req, seen, 'a list answer without {data: [...], meta}');
     const meta = body.meta as Record<string, unknown>;

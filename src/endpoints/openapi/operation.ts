@@ -4,7 +4,7 @@ import type { EndpointRecord } from '../schema.ts';
 import { ResponseSet } from './responses.ts';
 import type { JsonObject, SchemaComponents } from './schemas.ts';
 import { carriesNoContent } from '../../http/status.ts';
-import { isPlatformHeader } from '../static-headers.ts';
+import { isServedHeader } from '../static-headers.ts';
 
 export interface OperationSource {
   record: EndpointRecord;
@@ -131,8 +131,10 @@ function success(source: OperationSource, ctx: OperationContext, responses: Resp
     const response: JsonObject = { description: 'The configured static response' };
     let mediaType = 'application/json';
     for (const [name, value] of Object.entries(configured.headers ?? {})) {
+      // Only what the runtime sends: not the platform's own, nor what a row stored before a rule holds.
+      if (!isServedHeader(name, value)) continue;
       if (name.toLowerCase() === 'content-type') mediaType = value.split(';')[0]!.trim() || mediaType;
-      else if (!isPlatformHeader(name.toLowerCase())) headers[name] = { schema: { type: 'string' }, example: value };
+      else headers[name] = { schema: { type: 'string' }, example: value };
     }
     response.headers = headers;
     if (configured.body !== undefined && !carriesNoContent(configured.status)) response.content = { [mediaType]: mediaOf(configured.body) };
