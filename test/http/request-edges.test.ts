@@ -21,7 +21,7 @@ let child: ReturnType<typeof Bun.spawn>;
 const ports = { control: 0, runtime: 0 };
 beforeAll(async () => {
   const data = tempDir('request-edges');
-  child = Bun.spawn([process.execPath, HEADER_FLAG[0], 'src/start.ts'], {
+  child = Bun.spawn([process.execPath, HEADER_FLAG[0], 'src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PORT: '0', RUNTIME_PORT: '0', DATA_DIR: data, DATABASE_URL: `sqlite:${join(data, 'p.db')}`, PLATFORM_ADMIN_API_KEY: ADMIN_KEY, COMPONENT_ISOLATION: 'worker', EXECUTOR_HOSTS: '1', LOG_LEVEL: 'info' },
     stdout: 'ignore',
