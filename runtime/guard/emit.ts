@@ -11,6 +11,8 @@ import type { NormalizedSchema } from './normalize.ts';
 
 /** Length bounds above this are counted by a closure rather than written into a regular expression. */
 const MAX_REGEX_BOUND = 1_000_000;
+/** Property names TypeBox's TypeGuard refuses in an Object schema (its IsControlCharacterFree: \a to \r, ESC and DEL). */
+const TYPEBOX_REFUSED_KEY = /[\x07-\x0d\x1b\x7f]/;
 /** Enums up to this size become `===` chains in the generated code; larger ones a Set lookup. */
 const INLINE_ENUM = 16;
 
@@ -230,8 +232,10 @@ class Emitter {
     if (!rules) return Type.Object({});
     const keys = [...rules.properties.keys(), ...rules.required];
     // TypeBox reads `value[key]` and `key in value`, which see Object.prototype (`constructor`,
-    // `__proto__`, …), and it knows one pattern at most: such objects are checked by a closure.
-    if (keys.some((k) => k in Object.prototype) || rules.patternProperties.length > 0 || rules.propertyNames) {
+    // `__proto__`, …), its preflight check refuses property names holding a control character
+    // (TYPEBOX_REFUSED_KEY: the whole guard failed to compile), and it knows one pattern at most:
+    // such objects are checked by a closure.
+    if (keys.some((k) => k in Object.prototype || TYPEBOX_REFUSED_KEY.test(k)) || rules.patternProperties.length > 0 || rules.propertyNames) {
       return this.objectClosure(rules);
     }
     const additional = rules.additionalProperties;
