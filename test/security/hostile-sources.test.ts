@@ -107,6 +107,18 @@ describe('lowcode bodies that try to leave their wrapper (save-time check, pure)
     });
   }
 
+  test('source-map and source-URL comments are never followed when an error is reported', () => {
+    for (const comment of ['//# sourceMappingURL=/etc/passwd', '//# sourceMappingURL=file:///etc/passwd', '//@ sourceMappingURL=/etc/passwd', '//# sourceURL=/etc/passwd']) {
+      // `delete x` in strict code: Babel lets it through, the engine's compile (vm.Script) refuses it.
+      for (const code of [`"use strict";\n${comment}\ndelete x;`, `${comment}\nlet a = ;`]) {
+        const errors = functionBodyErrors(code);
+        expect(errors.length).toBe(1);
+        expect(errors[0]!.message).not.toContain('root:');
+      }
+      expect(moduleErrors(`${comment}\nexport default async () => ;`)[0]!.message).not.toContain('root:');
+    }
+  });
+
   test('naming the escape: code that closes the body is reported as such, at the brace', () => {
     expect(functionBodyErrors(ESCAPING['line comment ended by U+2028']!)[0]!.message).toContain('closes its function body early');
     expect(functionBodyErrors(ESCAPING['line comment ended by a lone \\r']!)[0]!.message).toContain('closes its function body early');
