@@ -91,7 +91,7 @@ afterAll(() => {
  * literal would add a name outside this list (globalThis, process, …) or a statement of its own.
  */
 const ALLOWED_IDENTIFIER =
-  /^(?:value|check|check_guard_95_def_95_\d+|local_\d+|kind|format|hash|key|array|acc|element|set|count|Number|Array|Object|Set|isFinite|isInteger|isArray|getOwnPropertyNames|length|every|includes|test|reduce|has|add|undefined|Infinity)$/;
+  /^(?:value|check|check_guard_95_(?:def|sub)_95_\d+|local_\d+|kind|format|hash|key|array|acc|element|set|count|Number|Array|Object|Set|isFinite|isInteger|isArray|getOwnPropertyNames|length|every|includes|test|reduce|has|add|undefined|Infinity)$/;
 
 /** Identifiers and statement kinds of one generated checker, parsed without running it. */
 function shapeOf(code: string): { identifiers: Set<string>; statements: string[] } {
@@ -364,22 +364,19 @@ describe('fuzz: arbitrary unicode in names, required lists, const and enum', () 
 });
 
 // ------------------------------------------------------------------------------------------------
-// Generated-code size: a real bug (severity medium-high, availability).
+// Generated-code size: was a real bug (severity medium-high, availability), fixed with this test.
 
 describe('the size of the generated checker', () => {
-  // BUG (guard code blow-up): TypeBox writes the full member path (`value['<name>']…`) into every
-  // check of a property's subschema, so a long property name repeated by many small subschemas
-  // multiplies. A 35 KB schema (one 10,000-character property holding 500 `enum`s of 16 numbers),
-  // within every documented limit, generates ~80 MB of JavaScript; 62 KB generates ~312 MB (4 s of
-  // a blocked event loop and 1.6 GB of memory, measured), and 30 nested 1,000-character names
-  // with 500 string leaves take 12 s and 3.2 GB. It happens on every save of a json-validator
+  // Was a bug (guard code blow-up), fixed in runtime/guard/emit.ts (each property's check is hoisted
+  // into a function of its own): TypeBox writes the full member path (`value['<name>']…`) into
+  // every test of a property's subschema, so a long property name repeated by many small
+  // subschemas multiplied. A 35 KB schema (one 10,000-character property holding 500 `enum`s of 16
+  // numbers), within every documented limit, generated ~80 MB of JavaScript; 62 KB generated
+  // ~312 MB (4 s of a blocked event loop, 1.6 GB of memory), and 30 nested 800-character names
+  // over 400 string leaves 78 MB (1.2 s, 1.5 GB). It happened on every save of a json-validator
   // component, every validate/activate of an Endpoint with an inline guard and every index build
-  // that compiles the guard, and the compiled checker keeps its source alive for as long as the
-  // guard is in the index. Fix: let no user name repeat in the code — hoist each property's
-  // subschema into its own function (give it a generated `$id`, as emitDefinitions does for
-  // $defs, so TypeBox writes `check_…(value['<name>'])` once), or budget the generated code while
-  // emitting (Σ path length × references) and refuse the schema at its pointer beyond ~1 MB.
-  test.failing('a 35 KB schema does not make TypeBox write megabytes of code', () => {
+  // compiling the guard, and the checker kept its source alive while the guard was in the index.
+  test('a 35 KB schema does not make TypeBox write megabytes of code', () => {
     const schema = { type: 'object', properties: { ['k'.repeat(10_000)]: { anyOf: Array.from({ length: 500 }, () => ({ enum: Array.from({ length: 16 }, (_, i) => i) })) } } };
     expect(JSON.stringify(schema).length).toBeLessThan(36_000);
     const from = generated.length;
@@ -391,6 +388,104 @@ describe('the size of the generated checker', () => {
     // Either refused at save time or compiled to code of the schema's order of size.
     if (result.ok) expect(size).toBeLessThan(2_000_000);
     expect(elapsed).toBeLessThan(250);
+  });
+
+  test('every shape that multiplied the path stays under 1 MB of code (was 13-312 MB, up to 16 s)', () => {
+    const key = (d: number, length: number) => String.fromCharCode(97 + (d % 26)).repeat(length);
+    const enums = (count: number) => ({ anyOf: Array.from({ length: count }, () => ({ enum: Array.from({ length: 16 }, (_, i) => i) })) });
+    const shapes: Record<string, unknown> = {};
+    let a: unknown = enums(600);
+    for (let d = 0; d < 31; d++) a = { type: 'object', properties: { [key(d, 40)]: a } };
+    shapes['31 nested 40-character names over 600 enums'] = a;
+    let b: unknown = enums(500);
+    for (let d = 0; d < 15; d++) b = { type: 'object', additionalProperties: { type: 'object', properties: { [key(d, 1000)]: b } } };
+    shapes['additionalProperties and 1000-character names, 15 deep'] = b;
+    shapes['one 30,000-character name over 650 enums'] = { type: 'object', properties: { ['k'.repeat(30_000)]: enums(650) } };
+    for (const [name, schema] of Object.entries(shapes)) {
+      expect(JSON.stringify(schema).length).toBeLessThan(64 * 1024);
+      const from = generated.length;
+      const started = performance.now();
+      const result = compileGuardSchema(schema);
+      const elapsed = performance.now() - started;
+      const size = generated.slice(from).reduce((n, code) => n + code.length, 0);
+      generated.length = from;
+      expect({ name, ok: result.ok, small: size < 1_000_000, fast: elapsed < 2000 }).toEqual({ name, ok: true, small: true, fast: true });
+    }
+  });
+
+  test('a small guard is written exactly as before (no function per property on the hot path)', () => {
+    const from = generated.length;
+    compileGuardSchema({ type: 'object', properties: { name: { type: 'string', maxLength: 64 }, qty: { type: 'integer', minimum: 1 }, tags: { type: 'array', items: { enum: ['a', 'b'] } } }, required: ['name'], additionalProperties: false });
+    const code = generated.slice(from).join('\n');
+    expect(code).not.toContain('check_guard_95_sub');
+  });
+
+  test('nested long property names: the path is written once per property, not into every test below it', () => {
+    const key = (d: number) => String.fromCharCode(97 + (d % 26)).repeat(800);
+    let schema: Record<string, unknown> = { anyOf: Array.from({ length: 400 }, (_, i) => ({ type: 'string', minLength: 1, maxLength: 2 + i })) };
+    for (let d = 0; d < 30; d++) schema = { type: 'object', properties: { [key(d)]: schema }, required: d % 2 ? [key(d)] : [] };
+    expect(JSON.stringify(schema).length).toBeLessThan(64 * 1024);
+    const from = generated.length;
+    const result = compileGuardSchema(schema);
+    const size = generated.slice(from).reduce((n, code) => n + code.length, 0);
+    generated.length = from;
+    expect(result.ok).toBe(true);
+    expect(size).toBeLessThan(1_000_000);
+    // Still the same checks: the leaf, the required levels, the types on the way.
+    let value: unknown = 'x';
+    for (let d = 0; d < 30; d++) value = { [key(d)]: value };
+    let missingOdd: unknown = {};
+    for (let d = 1; d < 30; d++) missingOdd = { [key(d)]: missingOdd };
+    if (!result.ok) return;
+    expect(result.guard.check(value)).toBe(true);
+    expect(result.guard.check(JSON.parse(JSON.stringify(value).replace('"x"', '""')))).toBe(false);
+    expect(result.guard.check(JSON.parse(JSON.stringify(value).replace('"x"', '1')))).toBe(false);
+    expect(result.guard.check(missingOdd)).toBe(true); // the innermost level (d = 0) is optional
+    expect(result.guard.check({})).toBe(false); // the outermost (d = 29) is required
+  });
+});
+
+describe('nested additionalProperties schemas', () => {
+  // Was a bug (guard bypass, severity medium-high), fixed with this test in runtime/guard/emit.ts:
+  // TypeBox checks an additionalProperties schema inside `every(key => …)` with the path
+  // `value[key]`, and an object below it with additionalProperties of its own got a nested
+  // `every(key => … value[key][key] …)` whose `key` shadows the outer one. The inner values were
+  // then read from the wrong member: a map of maps of integers accepted {"a": {"b": "x"},
+  // "b": {"b": 1}} (a[b] checked as b[b]) and refused the valid {"a": {"b": 1}} (b[b] is missing),
+  // with the report "The value does not match the schema". Each additionalProperties schema is
+  // now a function of its own, so every `key` is its own function's.
+  const mapOfMaps = { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } } };
+
+  test('a map of maps: the inner values are the ones checked', () => {
+    const { guard } = compileAndInspect(mapOfMaps);
+    expect(guard!.check({ a: { b: 1 } })).toBe(true);
+    expect(guard!.check({ a: { b: 1, c: 2 }, d: {} })).toBe(true);
+    expect(guard!.check({ a: { b: 'x' }, b: { b: 1 } })).toBe(false);
+    expect(guard!.violations({ a: { b: 'x' }, b: { b: 1 } })).toEqual([{ pointer: '/a/b', message: 'Expected an integer' }]);
+    expect(guard!.check({ a: { b: 1 }, b: { a: 'x' } })).toBe(false);
+  });
+
+  test('three levels, through properties and allOf on the way', () => {
+    const { guard } = compileAndInspect({
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { p: { type: 'object', additionalProperties: { allOf: [{ type: 'object', additionalProperties: { enum: ['ok'] } }] } } } },
+    });
+    expect(guard!.check({ a: { p: { b: { c: 'ok' } } } })).toBe(true);
+    expect(guard!.check({ a: { p: { b: { c: 'no' } } }, b: { p: { b: { c: 'ok' } } }, c: 'ok' })).toBe(false);
+    expect(guard!.check({ a: { p: { b: { c: 'no' } } }, p: { b: { c: 'ok' } }, b: { c: 'ok' } })).toBe(false);
+  });
+
+  test('through the runtime: the bypassing body is refused, the valid one passes', async () => {
+    const s = await startStack();
+    try {
+      const e = await s.endpoint({ method: 'POST', path: '/map-of-maps', guard: { type: 'inline', schema: mapOfMaps }, staticResponse: { status: 200, body: { ok: true } } });
+      expect((await s.invoke('POST', e.path, { body: { a: { b: 1 } } })).status).toBe(200);
+      const bypass = await s.invoke('POST', e.path, { body: { a: { b: 'DROP TABLE' }, b: { b: 1 } } });
+      expect(bypass.status).toBe(400);
+      expect(((await bypass.json()) as { errors: unknown[] }).errors).toEqual([{ pointer: '/a/b', message: 'Expected an integer' }]);
+    } finally {
+      await s.close();
+    }
   });
 });
 
