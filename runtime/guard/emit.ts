@@ -11,6 +11,15 @@ import type { NormalizedSchema } from './normalize.ts';
 
 /** Length bounds above this are counted by a closure rather than written into a regular expression. */
 const MAX_REGEX_BOUND = 1_000_000;
+/** Property names TypeBox's TypeGuard refuses in an Object schema (its IsControlCharacterFree: \a to \r, ESC and DEL). */
+const TYPEBOX_REFUSED_KEY = /[\x07-\x0d\x1b\x7f]/;
+/**
+ * A property's subschema is written inline while (its member path's length in the code × the
+ * subschemas below it) stays within this, else as a function of its own (see Emitter.hoisted).
+ */
+const HOIST_BUDGET = 2048;
+/** `value`, the checker's parameter: where every member path starts. */
+const ROOT_PATH = 'value'.length;
 /** Enums up to this size become `===` chains in the generated code; larger ones a Set lookup. */
 const INLINE_ENUM = 16;
 
@@ -230,22 +239,63 @@ class Emitter {
     if (!rules) return Type.Object({});
     const keys = [...rules.properties.keys(), ...rules.required];
     // TypeBox reads `value[key]` and `key in value`, which see Object.prototype (`constructor`,
-    // `__proto__`, …), and it knows one pattern at most: such objects are checked by a closure.
-    if (keys.some((k) => k in Object.prototype) || rules.patternProperties.length > 0 || rules.propertyNames) {
+    // `__proto__`, …), its preflight check refuses property names holding a control character
+    // (TYPEBOX_REFUSED_KEY: the whole guard failed to compile), and it knows one pattern at most:
+    // such objects are checked by a closure.
+    if (keys.some((k) => k in Object.prototype || TYPEBOX_REFUSED_KEY.test(k)) || rules.patternProperties.length > 0 || rules.propertyNames) {
       return this.objectClosure(rules);
     }
     const additional = rules.additionalProperties;
     const properties: Record<string, TSchema> = {};
-    for (const [key, child] of rules.properties) properties[key] = this.property(child, rules.required.includes(key));
+    for (const [key, child] of rules.properties) {
+      const required = rules.required.includes(key);
+      const path = this.path + JSON.stringify(key).length + 2; // `['…']`
+      properties[key] = path * weightOf(child) <= HOIST_BUDGET ? this.inPath(path, () => this.property(child, required)) : this.hoisted(this.inPath(ROOT_PATH, () => this.property(child, required)));
+    }
     for (const key of rules.required) {
       if (!rules.properties.has(key)) properties[key] = additional ? this.property(additional, true) : Type.Unknown();
     }
     const schema: Record<string, unknown> = { type: 'object', properties, required: rules.required };
-    if (additional && !isTrivial(additional)) schema.additionalProperties = additional.reject ? false : this.node(additional);
+    // Always a function of its own: TypeBox checks it inside `every(key => …)` with the path
+    // `<path>[key]`, and an object below it with additionalProperties of its own would be checked
+    // in a nested `every(key => …)` whose `key` shadows the outer one (`{"a": {"b": "x"}, "b":
+    // {"b": 1}}` passed `{"additionalProperties": {"additionalProperties": {"type": "integer"}}}`).
+    if (additional && !isTrivial(additional)) schema.additionalProperties = additional.reject ? false : this.hoisted(this.inPath(ROOT_PATH, () => this.node(additional)));
     if (rules.minProperties !== undefined) schema.minProperties = rules.minProperties;
     if (rules.maxProperties !== undefined) schema.maxProperties = rules.maxProperties;
     return raw('Object', schema);
   }
+
+  /**
+   * Length of the member path TypeBox writes for the value being emitted (`value['a']['b']`), an
+   * upper bound: custom kinds and array items restart at `value`, which is not tracked here.
+   */
+  private path = ROOT_PATH;
+
+  private inPath<T>(length: number, emit: () => T): T {
+    const saved = this.path;
+    this.path = length;
+    try {
+      return emit();
+    } finally {
+      this.path = saved;
+    }
+  }
+
+  /**
+   * A subschema as a function of its own: TypeBox writes a schema with an `$id` once, as
+   * `check_<id>(value)`, and calls it with the member path, where it would otherwise write the
+   * whole path (`value['<name>']['<name>']…`) into every test below it: a long property name under
+   * many small subschemas multiplied (a 35 KB schema wrote ~80 MB of code). The call costs a few
+   * nanoseconds, so small properties stay inline (HOIST_BUDGET). `Unknown` stays inline: TypeBox
+   * adds its own `key in value` test for a required property only when it sees that kind.
+   */
+  private hoisted(schema: TSchema): TSchema {
+    if (schema[Kind] === 'Unknown') return schema;
+    return raw('Intersect', { allOf: [schema], $id: `guard_sub_${this.hoistedCount++}` });
+  }
+
+  private hoistedCount = 0;
 
   /** A property's schema; a required one must also be present, which TypeBox checks only for some kinds. */
   private property(child: GuardNode, required: boolean): TSchema {
@@ -340,4 +390,22 @@ class Emitter {
     const composites = values.filter((v) => !isPrimitive(v));
     return this.custom('enum', [], () => (value) => (isPrimitive(value) ? primitives.has(value) : composites.some((c) => jsonEqual(c, value))));
   }
+}
+
+/** Subschemas and enum values at and below a node (references not followed: they are checked by a closure), an estimate of the tests TypeBox writes for it. */
+function weightOf(node: GuardNode): number {
+  let weight = 0;
+  const stack: GuardNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    weight += 1 + (n.enum?.length ?? 0);
+    if (weight > HOIST_BUDGET) return weight;
+    for (const list of [n.allOf, n.anyOf, n.oneOf, n.array?.prefixItems]) if (list) stack.push(...list);
+    for (const one of [n.not, n.object?.additionalProperties, n.object?.propertyNames, n.array?.items, n.array?.contains]) if (one) stack.push(one);
+    if (n.object) {
+      stack.push(...n.object.properties.values());
+      for (const p of n.object.patternProperties) stack.push(p.node);
+    }
+  }
+  return weight;
 }
