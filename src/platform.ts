@@ -98,7 +98,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     },
   });
 
-  const accounts = new AccountService({ principals, workspaces, groups, credentials });
+  const accounts = new AccountService({ db, principals, workspaces, groups, credentials, publisher: indexPublisher });
   const agents = new AgentService({ agents: new AgentStore(db), principals, groups, workspaces, enabledModels: config.ENABLED_MODELS });
   const componentDeps = {
     db,

@@ -4,6 +4,8 @@ export { DeploymentService, type DeploymentServiceDeps } from './deployments.ts'
 export { componentRoutes, type ComponentRouteDeps } from './routes.ts';
 export { resolveRevision, resolveRevisionIn, type ResolvedRevision } from './resolve.ts';
 export type { ActiveRevisionHook } from './activation.ts';
+export { approvalBy, approvedFor, revisionToRun, type Approval, type ApprovedRevision, type RunAsQuestion } from './approval-rule.ts';
+export { ApprovalStore } from './approvals.ts';
 export type { ComponentVerifier, NodeRevisionToVerify, VerifyResult } from './verifier.ts';
 export { componentJson, revisionJson, deploymentJson, contentFields } from './json.ts';
 export { contentDigest, canonicalJson } from './digest.ts';

@@ -45,11 +45,6 @@ export interface RevisionRecord {
   compiled: string | null;
   createdBy: string;
   createdAt: Date;
-  /**
-   * The INSTANCE_ADMIN who approved it to run as an administrator service account (spec,
-   * Authentication rule 9): its author, who activated its deployment, or an explicit approval.
-   */
-  approvedBy: string | null;
 }
 
 export type DeploymentStatus = 'building' | 'ready' | 'failed';
