@@ -25,7 +25,7 @@ import { EndpointSettingsService } from './endpoints/settings-service.ts';
 import { EndpointOpenApi } from './endpoints/openapi-service.ts';
 import { EndpointLister } from './endpoints/list.ts';
 import { buildIndexSnapshot } from './endpoints/index-snapshot.ts';
-import { saveDefaultsForNewInstance } from './endpoints/settings.ts';
+import { readSettings, saveDefaultsForNewInstance } from './endpoints/settings.ts';
 import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './endpoints/publishers.ts';
 import { indexKeys } from './lib/redis.ts';
 import { currentIndexVersion, type IndexPublisher } from './endpoints/index-version.ts';
@@ -95,6 +95,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
       components: componentLookup,
       guards: { compile: (schema) => compileGuardSchema(schema), lint: (schema) => lintGuardSchema(schema) },
       principal: (q, id) => loadPrincipal(db, q, id),
+      settings: (q) => readSettings(db, q),
     },
   });
 

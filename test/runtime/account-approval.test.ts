@@ -64,6 +64,9 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
     expect(refused.headers.get('x-execution-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(await body(refused)).toMatchObject({ status: 403, code: 'REVISION_NOT_APPROVED', detail: expect.stringContaining('every role of the account') });
+    // Contract validation says so before anyone invokes it.
+    const validated = await s.api('POST', `/api/v1/endpoints/${e.id}/validate`);
+    expect(validated.body).toMatchObject({ valid: true, warnings: [expect.objectContaining({ code: 'REVISION_NOT_APPROVED', pointer: '/executionPolicy/serviceAccountId' })] });
 
     // Neither an approver lacking a role nor one lacking none of them but a workspace of the account counts.
     const lacksRole = await user(['COMPONENT_ADMIN', 'ENDPOINT_ADMIN']);
@@ -79,6 +82,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     const inBoth = await user(['COMPONENT_ADMIN', 'AGENT_ADMIN'], [w, w2]);
     expect((await approve(c.id, c.revisionId, inBoth.key)).status).toBe(200);
     expect(await run(e2.path)).toBe('mine');
+    expect((await s.api('POST', `/api/v1/endpoints/${e.id}/validate`)).body.warnings).toEqual([]);
 
     // What is stored: every approval with the rights it counts for, in order; none for an administrator account.
     const stored = await approvals(c.id, c.revisionId);
@@ -93,6 +97,24 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     const again = await approve(c.id, c.revisionId, inBoth.key);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(stored);
+  });
+
+  test('the instance\'s default service account is held to the same rule', async () => {
+    const author = await user(['COMPONENT_ADMIN']);
+    const sa = await account(['AGENT_ADMIN']);
+    const c = await component(author, 'default');
+    const path = `/default-${unique()}`;
+    const e = await s.endpoint({ method: 'GET', path, componentId: c.id, popResult: 'v', workspaceId: w });
+    expect((await s.api('PUT', '/api/v1/endpoints/settings', { executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.id } })).status).toBe(200);
+    try {
+      expect(await run(path)).toBe('403 REVISION_NOT_APPROVED');
+      const validated = await s.api('POST', `/api/v1/endpoints/${e.id}/validate`);
+      expect(validated.body.warnings).toEqual([expect.objectContaining({ code: 'REVISION_NOT_APPROVED', pointer: '/componentId' })]);
+      expect((await approve(c.id, c.revisionId, (await user(['COMPONENT_ADMIN', 'AGENT_ADMIN'])).key)).status).toBe(200);
+      expect(await run(path)).toBe('default');
+    } finally {
+      expect((await s.api('PUT', '/api/v1/endpoints/settings', { executionPolicy: { mode: 'CALLER' } })).status).toBe(200);
+    }
   });
 
   test('an author who holds every role of the account runs at once; newer code by one who does not waits, the approved revision runs meanwhile', async () => {
