@@ -3,7 +3,8 @@
 import type { Principal } from '../src/auth/roles.ts';
 import { SYSTEM_PRINCIPAL_ID } from '../src/auth/roles.ts';
 import { ProblemError } from '../src/http/problem.ts';
-import type { EndpointSettings } from '../src/endpoints/settings.ts';
+import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../src/endpoints/settings.ts';
+import type { Rights } from '../src/auth/coverage.ts';
 import type { ExecutionPolicy } from '../src/endpoints/schema.ts';
 import type { CurrentUser } from './executor/types.ts';
 
@@ -11,8 +12,11 @@ export interface ExecutionIdentity {
   /** Whose roles and ACLs the inner operations use (api.platform runs as this principal). */
   executorId: string;
   executorKind: CurrentUser['kind'];
-  /** A service account holding INSTANCE_ADMIN: it runs approved code only (spec, Authentication rule 9). */
-  administratorAccount: boolean;
+  /**
+   * The service account executing (SERVICE_ACCOUNT mode), with its roles and workspaces now: it
+   * runs only code approved for it (spec, Authentication rule 9, extended to every account).
+   */
+  account: ({ id: string } & Rights) | null;
   /** What api.currentUser() returns. */
   currentUser: CurrentUser;
 }
@@ -34,26 +38,24 @@ export function resolveIdentity(
   principal: (id: string) => Principal | null | Promise<Principal | null>,
 ): ExecutionIdentity | Promise<ExecutionIdentity> {
   const business = asCurrentUser(caller);
-  const mode = endpointPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
+  const mode = executionModeOf(endpointPolicy, settings);
   const currentUserMode = endpointPolicy?.currentUser ?? (settings.saved ? settings.currentUser : 'BUSINESS_USER');
-  const identity = (executor: CurrentUser): ExecutionIdentity => ({
+  const identity = (executor: CurrentUser, account: Principal | null = null): ExecutionIdentity => ({
     executorId: executor.id,
     executorKind: executor.kind,
-    administratorAccount: executor.kind === 'SERVICE_ACCOUNT' && executor.roles.includes('INSTANCE_ADMIN'),
+    account: account && { id: account.id, roles: account.roles, workspaceIds: account.workspaceIds },
     currentUser: currentUserMode === 'EXECUTION_ACCOUNT' ? executor : business,
   });
 
   if (mode === 'SYSTEM') return identity(SYSTEM_USER);
   if (mode === 'CALLER') return identity(business);
-  const accountId = endpointPolicy?.mode === 'SERVICE_ACCOUNT'
-    ? endpointPolicy.serviceAccountId
-    : settings.saved && settings.executionPolicy.mode === 'SERVICE_ACCOUNT' ? settings.executionPolicy.serviceAccountId : undefined;
+  const accountId = executionAccountIdOf(endpointPolicy, settings);
   const found = accountId ? principal(accountId) : null;
   const usable = (account: Principal | null): ExecutionIdentity => {
     if (!account || account.kind !== 'SERVICE_ACCOUNT' || !account.active || !account.platformAccess) {
       throw new ProblemError(403, 'EXECUTION_ACCOUNT_UNUSABLE', 'The execution service account is missing, inactive or without platform access');
     }
-    return identity(asCurrentUser(account));
+    return identity(asCurrentUser(account), account);
   };
   return found instanceof Promise ? found.then(usable) : usable(found);
 }

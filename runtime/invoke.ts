@@ -13,6 +13,7 @@ import type { IndexHolder } from './index/holder.ts';
 import type { CompiledEndpoint } from './index/compiled.ts';
 import { readBody, sanitizeHeaders, type ParsedBody } from './input.ts';
 import { resolveIdentity, type ExecutionIdentity } from './identity.ts';
+import { asAccount } from './run-as.ts';
 import { json, outcomeResponse, staticResponse, type ResponseHeaders } from './respond.ts';
 import type { InvocationRecorder } from './recorder/index.ts';
 import type { PlatformCaller } from './platform-call.ts';
@@ -194,15 +195,8 @@ export class Invoker {
 
   private async execute(c: Call, body: ParsedBody, query: QueryObject, identity: ExecutionIdentity): Promise<RunResult> {
     const { h, request } = c;
-    let { endpoint } = c;
-    // An administrator service account runs approved code only (spec, Authentication rule 9).
-    if (identity.administratorAccount && endpoint.approved !== undefined) {
-      const approved = endpoint.approved;
-      if (!approved?.code) {
-        throw new ProblemError(503, 'COMPONENT_NOT_READY', 'No revision of the component is approved to run as an administrator service account');
-      }
-      endpoint = { ...endpoint, code: approved.code, resultSchemas: approved.resultSchemas };
-    }
+    // A service account runs only code approved for it (spec, Authentication rule 9, for every account).
+    const endpoint = identity.account ? asAccount(c.endpoint, identity.account) : c.endpoint;
     const d = endpoint.definition;
     const inputsJson = inputsJsonOf(d);
     const outcome = await this.d.executor.execute({

@@ -25,7 +25,7 @@ import { EndpointSettingsService } from './endpoints/settings-service.ts';
 import { EndpointOpenApi } from './endpoints/openapi-service.ts';
 import { EndpointLister } from './endpoints/list.ts';
 import { buildIndexSnapshot } from './endpoints/index-snapshot.ts';
-import { saveDefaultsForNewInstance } from './endpoints/settings.ts';
+import { readSettings, saveDefaultsForNewInstance } from './endpoints/settings.ts';
 import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './endpoints/publishers.ts';
 import { indexKeys } from './lib/redis.ts';
 import { currentIndexVersion, type IndexPublisher } from './endpoints/index-version.ts';
@@ -95,10 +95,11 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
       components: componentLookup,
       guards: { compile: (schema) => compileGuardSchema(schema), lint: (schema) => lintGuardSchema(schema) },
       principal: (q, id) => loadPrincipal(db, q, id),
+      settings: (q) => readSettings(db, q),
     },
   });
 
-  const accounts = new AccountService({ principals, workspaces, groups, credentials });
+  const accounts = new AccountService({ db, principals, workspaces, groups, credentials, publisher: indexPublisher });
   const agents = new AgentService({ agents: new AgentStore(db), principals, groups, workspaces, enabledModels: config.ENABLED_MODELS });
   const sources = new SourceChecker();
   const componentDeps = {

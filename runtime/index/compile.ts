@@ -50,7 +50,7 @@ export function compileIndex(snapshot: IndexSnapshot, guards = new GuardCache())
         definition,
         component: entry.component,
         code,
-        approved: approvedRun(guards, entry),
+        runAs: runAsOf(guards, entry, code, resultSchemas),
         revisionDigest: entry.revision?.digest ?? null,
         guard,
         resultSchemas,
@@ -80,12 +80,14 @@ function preparedOf(s: NonNullable<SnapshotEndpoint['definition']['staticRespons
   return prepared;
 }
 
-/** What runs when the execution account is an administrator service account (spec, Authentication rule 9). */
-function approvedRun(guards: GuardCache, entry: SnapshotEndpoint): CompiledEndpoint['approved'] {
-  const { approved } = entry;
-  if (approved === undefined || approved === 'same') return undefined;
-  if (approved === null) return null;
-  return { code: codeOf(entry, approved), resultSchemas: resultSchemasOf(guards, entry, approved) };
+/** What runs as the Endpoint's service account, and the account's rights it was judged by. */
+function runAsOf(guards: GuardCache, entry: SnapshotEndpoint, code: CodeRevision | null, resultSchemas: CompiledEndpoint['resultSchemas']): CompiledEndpoint['runAs'] {
+  const { runAs } = entry;
+  if (!runAs) return runAs;
+  const rights = { roles: runAs.roles, workspaceIds: runAs.workspaceIds };
+  if (runAs.revision === 'same') return { accountId: runAs.accountId, rights, code, resultSchemas };
+  if (runAs.revision === null) return { accountId: runAs.accountId, rights, code: null, resultSchemas: null };
+  return { accountId: runAs.accountId, rights, code: codeOf(entry, runAs.revision), resultSchemas: resultSchemasOf(guards, entry, runAs.revision) };
 }
 
 function codeOf(entry: SnapshotEndpoint, revision = entry.revision): CodeRevision | null {

@@ -6,6 +6,7 @@ import type { CompiledGuard } from '../guard/index.ts';
 import type { PreparedStatic } from '../respond.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
 import type { EndpointSettings } from '../../src/endpoints/settings.ts';
+import type { Rights } from '../../src/auth/coverage.ts';
 
 export interface CompiledEndpoint {
   id: string;
@@ -14,11 +15,11 @@ export interface CompiledEndpoint {
   /** What the executor runs; null when no component or no usable revision (node without a ready one). */
   code: CodeRevision | null;
   /**
-   * What runs instead when the execution account is a service account holding INSTANCE_ADMIN
-   * (spec, Authentication rule 9): the newest approved revision, null when none is approved;
-   * undefined when that is `code` itself (or the Endpoint never runs as a service account).
+   * When the Endpoint executes as a service account: what runs as it (spec, Authentication rule 9,
+   * extended to every account; ../run-as.ts). Null when the account was missing at build;
+   * undefined when the Endpoint does not execute as a service account.
    */
-  approved: { code: CodeRevision | null; resultSchemas: ReadonlyMap<string, CompiledGuard> | null } | null | undefined;
+  runAs: CompiledRunAs | null | undefined;
   revisionDigest: string | null;
   guard: CompiledGuard | null;
   /** Node results the revision declares with a `schema`, by name: a value must match it to be answered. */
@@ -32,6 +33,15 @@ export interface CompiledEndpoint {
   results: ResultSelection | undefined;
   /** The guard checks the body (POST, PUT, PATCH); for GET it checks the query, for DELETE the body if one is sent, else the query. */
   guardsBody: boolean;
+}
+
+export interface CompiledRunAs {
+  accountId: string;
+  /** The account's rights the approval was judged by, when the index was built. */
+  rights: Rights;
+  /** What runs as the account; null when no revision is approved for it. */
+  code: CodeRevision | null;
+  resultSchemas: ReadonlyMap<string, CompiledGuard> | null;
 }
 
 export interface RuntimeIndex {

@@ -1,20 +1,25 @@
 // The accounts surface: principals, keys, workspaces, groups. Changes drop cached credentials.
 import type { CredentialResolver } from '../auth/credentials.ts';
 import type { GroupStore } from '../auth/groups.ts';
-import type { PrincipalStore, StoredKey } from '../auth/principals.ts';
-import { isAdmin, type Principal, type PrincipalKind, type Role } from '../auth/roles.ts';
+import type { PrincipalChanges, PrincipalStore, StoredKey } from '../auth/principals.ts';
+import { isAdmin, type Principal, type PrincipalKind } from '../auth/roles.ts';
 import type { WorkspaceStore } from '../auth/workspaces.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { validBody } from '../http/body.ts';
 import { ProblemError, forbidden, invalidQuery, notFound } from '../http/problem.ts';
 import { isUuid } from '../lib/ids.ts';
 import { validators } from './schema.ts';
+import type { Database, Orm } from '../db/index.ts';
+import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-version.ts';
 
 export interface AccountDeps {
+  db: Database;
   principals: PrincipalStore;
   workspaces: WorkspaceStore;
   groups: GroupStore;
   credentials: CredentialResolver;
+  /** Told after a change to a service account, which the definition index judges code approvals by. */
+  publisher: IndexPublisher;
 }
 
 type AccountKind = Exclude<PrincipalKind, 'SYSTEM'>;
@@ -56,11 +61,18 @@ export class AccountService {
     const body = validBody(rawBody, validators.serviceAccountUpdate);
     await this.get('SERVICE_ACCOUNT', id);
     const { workspaceIds, ...rest } = body;
-    return this.update(id, { ...rest, ...(workspaceIds ? { workspaceIds: await this.workspaceIds(workspaceIds) } : {}) });
+    const changes = { ...rest, ...(workspaceIds ? { workspaceIds: await this.workspaceIds(workspaceIds) } : {}) };
+    // Which code may run as the account depends on its roles and workspaces (DESIGN §8), and its
+    // status on whether anything runs: the definition index is judged again, from this commit on.
+    let indexVersion: number | null = null;
+    const touchesExecution = ['roles', 'workspaceIds', 'active', 'platformAccess'].some((field) => field in changes);
+    const updated = await this.update(id, changes, touchesExecution ? async (q) => void (indexVersion = await bumpIndexVersion(this.deps.db, q)) : undefined);
+    if (indexVersion !== null) await this.deps.publisher.published(indexVersion);
+    return updated;
   }
 
-  private async update(id: string, changes: { name?: string; roles?: Role[]; platformAccess?: boolean; active?: boolean; workspaceIds?: string[] }): Promise<Principal> {
-    const updated = await this.deps.principals.update(id, changes);
+  private async update(id: string, changes: PrincipalChanges, within?: (q: Orm) => Promise<void>): Promise<Principal> {
+    const updated = await this.deps.principals.update(id, changes, within);
     if (!updated) throw notFound('Principal');
     this.deps.credentials.invalidate();
     return updated;

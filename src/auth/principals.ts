@@ -60,7 +60,8 @@ export class PrincipalStore {
     return (await this.get(id))!;
   }
 
-  async update(id: string, changes: PrincipalChanges): Promise<Principal | null> {
+  /** `within` runs in the same transaction once the principal is changed (not when it is absent). */
+  async update(id: string, changes: PrincipalChanges, within?: (q: Orm) => Promise<void>): Promise<Principal | null> {
     const { principals } = this.db.t;
     const found = await this.db.write(async (q) => {
       const set: Partial<typeof principals.$inferInsert> = { updatedAt: new Date() };
@@ -71,6 +72,7 @@ export class PrincipalStore {
       const rows = await q.update(principals).set(set).where(eq(principals.id, id)).returning({ id: principals.id });
       if (rows.length === 0) return false;
       if (changes.workspaceIds !== undefined) await this.setMemberships(q, id, changes.workspaceIds);
+      await within?.(q);
       return true;
     });
     return found ? this.get(id) : null;
@@ -145,6 +147,25 @@ export class PrincipalStore {
     await this.db.read((q) => q.update(apiKeys).set({ lastUsedAt: at }).where(inArray(apiKeys.id, ids)));
   }
 }
+
+/** Kinds, roles and workspaces of these principals (absent ids are left out), read set-wise. */
+export async function principalRights(db: Database, q: Orm, ids: readonly string[]): Promise<Map<string, { kind: PrincipalKind; roles: Role[]; workspaceIds: string[] }>> {
+  const wanted = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
+  const out = new Map<string, { kind: PrincipalKind; roles: Role[]; workspaceIds: string[] }>();
+  const { principals, memberships } = db.t;
+  for (let i = 0; i < wanted.length; i += RIGHTS_CHUNK) {
+    const some = wanted.slice(i, i + RIGHTS_CHUNK);
+    for (const row of await q.select({ id: principals.id, kind: principals.kind, roles: principals.roles }).from(principals).where(inArray(principals.id, some))) {
+      out.set(row.id, { kind: row.kind, roles: row.roles as Role[], workspaceIds: [] });
+    }
+    const rows = await q.select({ principalId: memberships.principalId, workspaceId: memberships.workspaceId }).from(memberships).where(inArray(memberships.principalId, some)).orderBy(asc(memberships.position));
+    for (const row of rows) out.get(row.principalId)?.workspaceIds.push(row.workspaceId);
+  }
+  return out;
+}
+
+/** Ids per IN list in principalRights: below both databases' parameter limits. */
+const RIGHTS_CHUNK = 500;
 
 /** Loads a principal with its workspaces and groups inside an existing read or transaction. */
 export async function loadPrincipal(db: Database, q: Orm, given: string): Promise<Principal | null> {

@@ -1,31 +1,26 @@
-// Approval of a revision to run as an administrator service account (spec, Authentication rule 9),
+// Approving a revision to run as the service accounts the approver's rights cover (./approval-rule.ts),
 // inside the caller's transaction: recorded in the audit trail, and the definition index version
-// moves so that runtimes pick it up. Approving an approved revision changes nothing.
-import { isAdmin, type Principal } from '../auth/roles.ts';
+// moves so that runtimes pick it up. An approval the same principal gave already changes nothing.
+import type { Principal } from '../auth/roles.ts';
 import { recordChange } from '../audit/record.ts';
 import type { Database, Orm } from '../db/index.ts';
 import { bumpIndexVersion } from '../endpoints/index-version.ts';
+import type { Approval } from './approval-rule.ts';
+import type { ApprovalStore } from './approvals.ts';
 import type { ComponentRecord } from './record.ts';
-import type { RevisionStore } from './revisions.ts';
 
-/**
- * Whether what this principal saves or selects counts as approved: an INSTANCE_ADMIN acting on its
- * own credential. Never an Endpoint execution's (api.platform): code run as an administrator would
- * otherwise approve itself.
- */
-export const approves = (principal: Principal): boolean => isAdmin(principal) && !principal.context?.delegation;
-
-/** The new index version, or null when the revision was approved already. */
+/** The new index version, or null when the approval was there already. */
 export async function approveIn(
   db: Database,
   q: Orm,
-  revisions: RevisionStore,
+  approvals: ApprovalStore,
   principal: Principal,
+  approval: Approval,
   component: ComponentRecord,
   revisionId: string,
   details: Record<string, unknown>,
 ): Promise<number | null> {
-  if (!(await revisions.approve(q, revisionId, principal.id))) return null;
+  if (!(await approvals.record(q, revisionId, approval))) return null;
   await recordChange(db, q, principal, {
     action: 'revision.approve',
     resourceType: 'component',
@@ -33,7 +28,7 @@ export async function approveIn(
     workspaceId: component.workspaceId,
     beforeVersion: component.version,
     afterVersion: component.version,
-    details: { revisionId, ...details },
+    details: { revisionId, roles: approval.roles, workspaceIds: approval.workspaceIds, ...details },
   });
   return bumpIndexVersion(db, q);
 }

@@ -12,7 +12,10 @@ import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-versio
 import { validators } from './schema.ts';
 import { assertId, loadComponent } from './access.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
-import { approveIn, approves } from './approval.ts';
+import { approveIn } from './approval.ts';
+import { approvalBy } from './approval-rule.ts';
+import { ApprovalStore } from './approvals.ts';
+import { lockRow } from '../db/row-lock.ts';
 import { ComponentStore } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { DeploymentStore } from './deployment-store.ts';
@@ -39,6 +42,7 @@ export class DeploymentService {
   private readonly db: Database;
   private readonly components: ComponentStore;
   private readonly revisions: RevisionStore;
+  private readonly approvals: ApprovalStore;
   private readonly deployments: DeploymentStore;
   private readonly activation: Activation;
   private readonly buildTimeoutMs: number;
@@ -48,6 +52,7 @@ export class DeploymentService {
     this.db = deps.db;
     this.components = new ComponentStore(deps.db);
     this.revisions = new RevisionStore(deps.db);
+    this.approvals = new ApprovalStore(deps.db);
     this.deployments = new DeploymentStore(deps.db);
     this.activation = new Activation(deps.db, this.revisions, deps.onActiveRevisionChanged ?? (async () => {}));
     this.buildTimeoutMs = deps.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
@@ -120,16 +125,23 @@ export class DeploymentService {
         extra: { deploymentStatus: deployment.status },
       });
     }
-    if (deployment.active && !approves(principal)) return deployment;
+    // Selecting a revision is the activator's approval of it to run as the service accounts its
+    // rights cover (./approval-rule.ts); selecting it again approves one selected before.
+    const approval = approvalBy(principal);
+    if (deployment.active) {
+      if (!approval) return deployment;
+      const indexVersion = await this.db.write(async (q) => {
+        await lockRow(this.db, q, 'components', component.id, 'update');
+        return approveIn(this.db, q, this.approvals, principal, approval, component, deployment.revisionId, { deploymentId: deployment.id });
+      });
+      if (indexVersion !== null) await this.deps.publisher.published(indexVersion);
+      return deployment;
+    }
     const outcome = await this.db.write(async (q) => {
-      // An INSTANCE_ADMIN selecting a revision approves it to run as an administrator service
-      // account (spec, Authentication rule 9); selecting it again approves one selected before.
-      if (deployment.active) {
-        return { deployment, indexVersion: await approveIn(this.db, q, this.revisions, principal, component, deployment.revisionId, { deploymentId: deployment.id }) };
-      }
-      const approved = approves(principal) && (await this.revisions.approve(q, deployment.revisionId, principal.id));
       const updated = await this.components.bump(q, componentId, { activeRevisionId: deployment.revisionId });
       if (!updated) throw notFound('Component');
+      // Recorded under the component row's lock, which the bump holds until commit.
+      const approved = approval !== null && (await this.approvals.record(q, deployment.revisionId, approval));
       const revision = await this.revisions.get(q, updated, deployment.revisionId);
       if (!revision) throw notFound('Revision');
       const activeDeployment = await this.deployments.setActive(q, componentId, deployment.id);

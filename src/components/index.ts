@@ -5,6 +5,8 @@ export { SourceChecker } from './source-checker.ts';
 export { componentRoutes, type ComponentRouteDeps } from './routes.ts';
 export { resolveRevision, resolveRevisionIn, type ResolvedRevision } from './resolve.ts';
 export type { ActiveRevisionHook } from './activation.ts';
+export { approvalBy, approvedFor, revisionToRun, type Approval, type ApprovedRevision, type RunAsQuestion } from './approval-rule.ts';
+export { ApprovalStore } from './approvals.ts';
 export type { ComponentVerifier, NodeRevisionToVerify, VerifyResult } from './verifier.ts';
 export { componentJson, revisionJson, deploymentJson, contentFields } from './json.ts';
 export { contentDigest, canonicalJson } from './digest.ts';

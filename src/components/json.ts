@@ -1,4 +1,5 @@
 // The JSON shapes of components, revisions and deployments (DESIGN §7): timestamps as ISO strings.
+import { administratorApproval, type Approval } from './approval-rule.ts';
 import type { ComponentContent, ComponentView, DeploymentRecord, RevisionRecord } from './record.ts';
 
 /** The content fields of a revision as the API shows them (the kind is the component's). */
@@ -23,8 +24,20 @@ export const revisionJson = (r: RevisionRecord) => ({
   ...contentFields(r.content),
 });
 
-/** A revision's approval to run as an administrator service account (kept out of the revision shape DESIGN §7 fixes). */
-export const approvalJson = (r: RevisionRecord) => ({ revisionId: r.id, approved: r.approvedBy !== null, approvedBy: r.approvedBy });
+/**
+ * A revision's approvals (kept out of the revision shape DESIGN §7 fixes): `approved` and
+ * `approvedBy` say whether (and who first) approved it to run as an administrator service
+ * account; `approvals` lists every approval with the rights it counts for.
+ */
+export const approvalJson = (revisionId: string, approvals: readonly Approval[]) => {
+  const administrator = administratorApproval(approvals);
+  return {
+    revisionId,
+    approved: administrator !== null,
+    approvedBy: administrator?.principalId ?? null,
+    approvals: approvals.map((a) => ({ principalId: a.principalId, roles: a.roles, workspaceIds: a.workspaceIds, approvedAt: a.approvedAt.toISOString() })),
+  };
+};
 
 export const componentJson = ({ component: c, latest, active }: ComponentView) => ({
   id: c.id,

@@ -43,11 +43,6 @@ export interface RevisionRecord {
   content: ComponentContent;
   createdBy: string;
   createdAt: Date;
-  /**
-   * The INSTANCE_ADMIN who approved it to run as an administrator service account (spec,
-   * Authentication rule 9): its author, who activated its deployment, or an explicit approval.
-   */
-  approvedBy: string | null;
 }
 
 export type DeploymentStatus = 'building' | 'ready' | 'failed';

@@ -1,5 +1,5 @@
 // Revision rows: immutable content, numbered per component; only the status ever changes.
-import { and, desc, eq, inArray, isNull, ne } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Database, Orm, Tables } from '../db/index.ts';
 import { contentFromStored, storedContent } from './content.ts';
 import type { ComponentKind, RevisionRecord, RevisionStatus } from './record.ts';
@@ -15,7 +15,6 @@ const fromRow = (row: RevisionRow, kind: ComponentKind): RevisionRecord => ({
   content: contentFromStored(kind, row.content),
   createdBy: row.createdBy,
   createdAt: row.createdAt,
-  approvedBy: row.approvedBy ?? null,
 });
 
 export class RevisionStore {
@@ -62,13 +61,6 @@ export class RevisionStore {
       .where(and(eq(r.componentId, componentId), eq(r.status, 'active'), ne(r.id, exceptId)))
       .returning({ id: r.id });
     return rows.map((row) => row.id);
-  }
-
-  /** Records an approval; false when the revision was approved already. */
-  async approve(q: Orm, revisionId: string, by: string): Promise<boolean> {
-    const { componentRevisions: r } = this.db.t;
-    const rows = await q.update(r).set({ approvedBy: by }).where(and(eq(r.id, revisionId), isNull(r.approvedBy))).returning({ id: r.id });
-    return rows.length > 0;
   }
 
   async setStatus(q: Orm, revisionId: string, status: RevisionStatus): Promise<void> {

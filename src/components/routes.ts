@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 import { ComponentCreateBody, ComponentUpdateBody, DeploymentCreateBody } from './schema.ts';
-import { approvalJson, componentJson, deploymentJson, etagOf, revisionJson } from './json.ts';
+import { componentJson, deploymentJson, etagOf, revisionJson } from './json.ts';
 import { READ_ROLES, WRITE_ROLES } from './access.ts';
 import type { ComponentService } from './service.ts';
 import type { DeploymentService } from './deployments.ts';
@@ -87,19 +87,23 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
       ...read,
       ...operation({ summary: 'Get a revision', tag }),
     })
-    .get('/components/:componentId/revisions/:revisionId/approval', async ({ params, principal }) =>
-      approvalJson(await components.revision(principal, params.componentId, params.revisionId)), {
-      ...read,
-      ...operation({ summary: 'Whether a revision may run as an administrator service account', tag, responses: { 200: '`{revisionId, approved, approvedBy}`' } }),
-    })
-    .post('/components/:componentId/revisions/:revisionId/approve', async ({ params, principal }) =>
-      approvalJson(await components.approve(principal, params.componentId, params.revisionId)), {
+    .get('/components/:componentId/revisions/:revisionId/approval', ({ params, principal }) =>
+      components.approval(principal, params.componentId, params.revisionId), {
       ...read,
       ...operation({
-        summary: 'Approve a revision to run as an administrator service account',
+        summary: 'The approvals of a revision: for which service accounts it may run',
         tag,
-        description: 'INSTANCE_ADMIN only. An Endpoint executing as a service account that holds INSTANCE_ADMIN runs only approved code (spec, Authentication rule 9): revisions an INSTANCE_ADMIN saved, selected (deployment activation) or approved here. Meanwhile it keeps running the newest approved revision (503 COMPONENT_NOT_READY when there is none).',
-        responses: { 200: '`{revisionId, approved: true, approvedBy}`' },
+        responses: { 200: '`{revisionId, approved, approvedBy, approvals: [{principalId, roles, workspaceIds, approvedAt}]}`; `approved`: approved to run as an administrator service account' },
+      }),
+    })
+    .post('/components/:componentId/revisions/:revisionId/approve', ({ params, principal }) =>
+      components.approve(principal, params.componentId, params.revisionId), {
+      ...write,
+      ...operation({
+        summary: 'Approve a revision to run as the service accounts your rights cover',
+        tag,
+        description: 'A revision runs as a service account only when approved by a principal who held every role of the account (ENDPOINT_INVOKE aside; INSTANCE_ADMIN holds all) and belonged to every workspace of it: saving a revision is its author\'s approval, activating a deployment the activator\'s, and this call the caller\'s (never from inside an execution: 403). Until then an Endpoint executing as the account keeps running the newest lowcode revision approved for it, else answers 403 REVISION_NOT_APPROVED. Approving twice changes nothing.',
+        responses: { 200: 'The revision\'s approvals, as GET …/approval' },
       }),
     })
     .post('/components/:componentId/deployments', async ({ params, principal, body, set }) => {

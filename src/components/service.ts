@@ -20,11 +20,14 @@ import { preconditionFailed } from '../http/etag.ts';
 import { lockRow } from '../db/row-lock.ts';
 import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
-import { approveIn, approves } from './approval.ts';
+import { approveIn } from './approval.ts';
+import { approvalBy } from './approval-rule.ts';
+import { ApprovalStore } from './approvals.ts';
+import { bumpIndexVersion } from '../endpoints/index-version.ts';
 import { ComponentStore, type ComponentChanges } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { listComponents, listOfComponent, revisionsResource } from './list.ts';
-import { componentJson, revisionJson } from './json.ts';
+import { approvalJson, componentJson, revisionJson } from './json.ts';
 import type { ComponentContent, ComponentRecord, ComponentView, RevisionRecord } from './record.ts';
 
 export interface ComponentServiceDeps {
@@ -44,12 +47,14 @@ export class ComponentService {
   private readonly db: Database;
   private readonly components: ComponentStore;
   private readonly revisions: RevisionStore;
+  private readonly approvals: ApprovalStore;
   private readonly activation: Activation;
 
   constructor(private readonly deps: ComponentServiceDeps) {
     this.db = deps.db;
     this.components = new ComponentStore(deps.db);
     this.revisions = new RevisionStore(deps.db);
+    this.approvals = new ApprovalStore(deps.db);
     this.activation = new Activation(deps.db, this.revisions, deps.onActiveRevisionChanged ?? (async () => {}));
   }
 
@@ -71,7 +76,6 @@ export class ComponentService {
       content,
       createdBy: principal.id,
       createdAt: now,
-      approvedBy: approves(principal) ? principal.id : null,
     };
     const component: ComponentRecord = {
       id: revision.componentId,
@@ -91,6 +95,7 @@ export class ComponentService {
       await this.db.write(async (q) => {
         await this.components.insert(q, component);
         await this.revisions.insert(q, revision);
+        await this.approveOnSave(q, principal, revision);
         if (activeOnSave) indexVersion = (await this.activation.activated(q, component, revision)).indexVersion;
         await recordChange(this.db, q, principal, {
           action: 'component.create',
@@ -165,8 +170,13 @@ export class ComponentService {
         if (revision) {
           // Numbered under the component row's lock, which the compare-and-set holds until commit.
           saved = { ...revision, number: (await this.revisions.lastNumber(q, id)) + 1 };
+          // A pending node revision runs nowhere, but its approval counts for an Endpoint pinned to
+          // its digest, which only an earlier revision with that digest can have run so far.
+          const digestRan = saved.status === 'pending' && (await this.revisions.byDigest(q, updated, saved.digest)) !== null;
           await this.revisions.insert(q, saved);
+          const approved = await this.approveOnSave(q, principal, saved);
           if (saved.status === 'active') indexVersion = (await this.activation.activated(q, updated, saved)).indexVersion;
+          else if (approved && digestRan) indexVersion = await bumpIndexVersion(this.db, q);
         }
         await recordChange(this.db, q, principal, {
           action: 'component.update',
@@ -238,25 +248,38 @@ export class ComponentService {
     return revision;
   }
 
+  /** GET …/revisions/{revisionId}/approval. */
+  async approval(principal: Principal, id: string, revisionId: string) {
+    const revision = await this.revision(principal, id, revisionId);
+    return approvalJson(revision.id, await this.db.read((q) => this.approvals.of(q, revision.id)));
+  }
+
   /**
-   * An INSTANCE_ADMIN approves a revision to run as an administrator service account (spec,
-   * Authentication rule 9). Runtimes pick it up at once (the index version moves); approving twice
-   * changes nothing.
+   * POST …/revisions/{revisionId}/approve: whoever may change the component approves a revision to
+   * run as the service accounts its rights cover (./approval-rule.ts). Runtimes pick it up at once
+   * (the index version moves); approving twice changes nothing.
    */
-  async approve(principal: Principal, id: string, revisionId: string): Promise<RevisionRecord> {
-    if (!approves(principal)) throw new ProblemError(403, 'FORBIDDEN', 'Only an INSTANCE_ADMIN, with its own credential (not from inside an Endpoint execution), approves code to run as an administrator service account');
-    const component = await loadComponent(this.db, this.components, principal, id, 'read');
+  async approve(principal: Principal, id: string, revisionId: string) {
+    const approval = approvalBy(principal);
+    if (!approval) throw new ProblemError(403, 'FORBIDDEN', 'Code is approved with the approver\'s own credential, never from inside an execution (api.platform)');
+    const component = await loadComponent(this.db, this.components, principal, id, 'write');
     assertId(revisionId, 'Revision');
     const outcome = await this.db.write(async (q) => {
+      // Concurrent approvals of one component take turns, so approving twice records one approval.
+      await lockRow(this.db, q, 'components', component.id, 'update');
       const revision = await this.revisions.get(q, component, revisionId);
       if (!revision) throw notFound('Revision');
-      const indexVersion = await approveIn(this.db, q, this.revisions, principal, component, revision.id, { revisionNumber: revision.number });
-      if (indexVersion !== null) return { revision: { ...revision, approvedBy: principal.id }, indexVersion };
-      // Approved already, perhaps by a concurrent call that committed first: report who did.
-      return { revision: (await this.revisions.get(q, component, revision.id)) ?? revision, indexVersion };
+      const indexVersion = await approveIn(this.db, q, this.approvals, principal, approval, component, revision.id, { revisionNumber: revision.number });
+      return { json: approvalJson(revision.id, await this.approvals.of(q, revision.id)), indexVersion };
     });
-    if (outcome.indexVersion !== null) await this.deps.publisher.published(outcome.indexVersion);
-    return outcome.revision;
+    await this.publish(outcome.indexVersion);
+    return outcome.json;
+  }
+
+  /** Saving a revision is its author's approval (never from inside an execution); whether one was recorded. */
+  private async approveOnSave(q: Orm, principal: Principal, revision: RevisionRecord): Promise<boolean> {
+    const approval = approvalBy(principal, revision.createdAt);
+    return approval !== null && (await this.approvals.record(q, revision.id, approval));
   }
 
   private async draftRevision(principal: Principal, component: ComponentRecord, content: ComponentContent): Promise<RevisionRecord> {
@@ -271,8 +294,6 @@ export class ComponentService {
       content,
       createdBy: principal.id,
       createdAt: new Date(),
-      // An administrator's own code needs no one else's approval (spec, Authentication rule 9).
-      approvedBy: approves(principal) ? principal.id : null,
     };
   }
 

@@ -1,9 +1,12 @@
 // The component side of every active Endpoint, read for an index build in a few set-wise queries
 // (components, their active revisions, pinned digests, ready builds, approvals) instead of a few
 // queries per Endpoint: a build runs on every published change, so its cost grows with each one.
-// Resolution follows the same rules as TableComponentLookup.resolve (spec, Versioning).
-import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
+// Resolution follows the same rules as TableComponentLookup.resolve (spec, Versioning), and what
+// runs as a service account those of TableComponentLookup.revisionAs (components' revisionToRun).
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
+import type { Rights } from '../auth/coverage.ts';
+import { ApprovalStore, revisionToRun, type ApprovedRevision } from '../components/index.ts';
 import { boundRevision, type BoundComponent, type BoundRevision } from './component-lookup.ts';
 
 type RevisionRow = Database['t']['componentRevisions']['$inferSelect'];
@@ -18,7 +21,6 @@ async function inChunks<T>(ids: readonly string[], size: number, read: (chunk: s
   return out;
 }
 
-
 export interface Binding {
   componentId: string;
   digest?: string;
@@ -30,15 +32,17 @@ export class BindingsReader {
   /** Revisions of pinned components, newest first per component. */
   private readonly pinnedRevisions = new Map<string, RevisionRow[]>();
   private readonly readyBuilds = new Set<string>();
-  private readonly newestApprovedOf = new Map<string, RevisionRow>();
+  /** Revisions with approvals, of the components named in `approvalsFor`. */
+  private readonly approved = new Map<string, ApprovedRevision[]>();
 
+  private constructor(private readonly chunk: number) {}
 
   /**
-   * Reads what `bindings` need. `approvalsFor` names the components whose newest approved revision
-   * may be asked for (those of Endpoints executing as a service account).
+   * Reads what `bindings` need. `approvalsFor` names the components that may run as a service
+   * account (those of Endpoints executing as one): their approvals are read too.
    */
   static async load(db: Database, q: Orm, bindings: readonly Binding[], approvalsFor: readonly string[], chunk = CHUNK): Promise<BindingsReader> {
-    const reader = new BindingsReader();
+    const reader = new BindingsReader(chunk);
     const { components: c, componentRevisions: r, deployments: d } = db.t;
     const ids = [...new Set(bindings.map((b) => b.componentId))];
     for (const row of await inChunks(ids, chunk, (some) => q.select().from(c).where(inArray(c.id, some)))) reader.components.set(row.id, row);
@@ -57,9 +61,8 @@ export class BindingsReader {
       for (const row of ready) reader.readyBuilds.add(row.id);
     }
 
-    const approvable = [...new Set(approvalsFor)].filter((id) => reader.components.get(id)?.kind === 'lowcode');
-    const approved = await inChunks(approvable, chunk, (some) => q.select().from(r).where(and(inArray(r.componentId, some), isNotNull(r.approvedBy))).orderBy(desc(r.number)));
-    for (const row of approved) if (!reader.newestApprovedOf.has(row.componentId)) reader.newestApprovedOf.set(row.componentId, row);
+    const approvable = [...new Set(approvalsFor)].filter((id) => reader.components.has(id));
+    for (const [componentId, revisions] of await new ApprovalStore(db).ofComponents(q, approvable)) reader.approved.set(componentId, revisions);
     return reader;
   }
 
@@ -82,14 +85,27 @@ export class BindingsReader {
     };
   }
 
-  /** Whether any revision with this digest is approved (equal digests, equal content). */
-  digestApproved(componentId: string, digest: string): boolean {
-    return this.pinnedRevisions.get(componentId)?.some((row) => row.digest === digest && row.approvedBy !== null) ?? false;
+  /**
+   * The id of the revision a binding runs as a service account with these rights, or null when
+   * none is approved for it; the component must be named in `approvalsFor`.
+   */
+  revisionAs(binding: Binding, account: Rights): string | null {
+    const bound = this.resolve(binding);
+    if (!bound) return null;
+    const approved = this.approved.get(binding.componentId) ?? [];
+    return revisionToRun({ kind: bound.component.kind, pinnedDigest: binding.digest, bound: bound.revision, approved, account });
   }
 
-  /** The newest approved revision of a lowcode component named in `approvalsFor`. */
-  newestApproved(componentId: string): BoundRevision | null {
-    const row = this.newestApprovedOf.get(componentId);
+  /** Reads revisions that revisionAs chose and the reader does not hold yet (older lowcode ones). */
+  async fetch(db: Database, q: Orm, ids: readonly string[]): Promise<void> {
+    const { componentRevisions: r } = db.t;
+    const missing = [...new Set(ids)].filter((id) => !this.byId.has(id));
+    for (const row of await inChunks(missing, this.chunk, (some) => q.select().from(r).where(inArray(r.id, some)))) this.byId.set(row.id, row);
+  }
+
+  /** A revision the reader holds: an active one, or one read by fetch. */
+  revision(id: string): BoundRevision | null {
+    const row = this.byId.get(id);
     return row ? boundRevision(row) : null;
   }
 }

@@ -1,15 +1,16 @@
 // Which revision an Endpoint binding runs (spec, Versioning): a pinned digest names exactly one;
 // otherwise lowcode/json-validator follow the latest active revision and node runs its selected
-// ready revision. Reads go through the caller's handle so they can join its transaction.
+// ready revision. As a service account, only a revision approved for it runs (components'
+// revisionToRun). Reads go through the caller's handle so they can join its transaction.
 import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
+import type { Rights } from '../auth/coverage.ts';
+import { ApprovalStore, revisionToRun } from '../components/index.ts';
 import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
 import { lockRow } from '../db/row-lock.ts';
 
 export interface BoundRevision extends ResolvedRevision {
   number: number;
-  /** Who approved it to run as an administrator service account, or null. */
-  approvedBy: string | null;
 }
 
 export interface BoundComponent {
@@ -52,6 +53,17 @@ export class TableComponentLookup implements ComponentLookup {
     };
   }
 
+  /**
+   * The id of the revision a binding runs as a service account with these rights, or null when
+   * none is approved for it (or nothing is ready, or the component is absent).
+   */
+  async revisionAs(q: Orm, componentId: string, digest: string | undefined, account: Rights): Promise<string | null> {
+    const bound = await this.resolve(q, componentId, digest);
+    if (!bound) return null;
+    const approved = (await new ApprovalStore(this.db).ofComponents(q, [componentId])).get(componentId) ?? [];
+    return revisionToRun({ kind: bound.component.kind, pinnedDigest: digest, bound: bound.revision, approved, account });
+  }
+
   async hold(q: Orm, componentId: string): Promise<void> {
     await lockRow(this.db, q, 'components', componentId, 'share');
   }
@@ -82,5 +94,4 @@ export const boundRevision = (row: Database['t']['componentRevisions']['$inferSe
   number: row.number,
   digest: row.digest,
   content: row.content,
-  approvedBy: row.approvedBy ?? null,
 });

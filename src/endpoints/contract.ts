@@ -2,8 +2,10 @@
 // and is its response mode consistent? Errors block activation; warnings are advice.
 import type { Principal } from '../auth/roles.ts';
 import type { Orm } from '../db/index.ts';
+import type { Rights } from '../auth/coverage.ts';
 import type { ContractIssue, ContractStatus, EndpointRecord } from './schema.ts';
 import { staticHeaderViolations } from './static-headers.ts';
+import { executionAccountIdOf, executionModeOf, type EndpointSettings } from './settings.ts';
 
 export type ComponentKind = 'lowcode' | 'node' | 'json-validator';
 
@@ -21,6 +23,8 @@ export interface ComponentLookup {
   hasDigest(q: Orm, componentId: string, digest: string, workspaceId?: string): Promise<boolean>;
   /** Inside a write that binds the component: a concurrent DELETE waits for it, then sees it used. */
   hold(q: Orm, componentId: string): Promise<void>;
+  /** The id of the revision the binding runs as a service account with these rights; null when none is approved for it. */
+  revisionAs(q: Orm, componentId: string, digest: string | undefined, account: Rights): Promise<string | null>;
 }
 
 export interface GuardCompiler {
@@ -32,6 +36,8 @@ export interface ContractDeps {
   components: ComponentLookup;
   guards: GuardCompiler;
   principal(q: Orm, id: string): Promise<Principal | null>;
+  /** The instance's execution defaults, which an Endpoint without its own policy follows. */
+  settings(q: Orm): Promise<EndpointSettings>;
 }
 
 /** Runs every read through `q`, so it can run inside the caller's transaction. */
@@ -47,6 +53,7 @@ export async function validateContract(q: Orm, endpoint: EndpointRecord, deps: C
   if (endpoint.guard) await checkGuard(q, endpoint, deps, error, warn);
   else if (endpoint.validationFailure) warn('UNUSED_VALIDATION_FAILURE', 'validationFailure is set but there is no guard', '/validationFailure');
   await checkExecutionPolicy(q, endpoint, deps, error, warn);
+  if (endpoint.componentId && errors.length === 0) await checkApproval(q, endpoint, endpoint.componentId, deps, warn);
 
   return { valid: errors.length === 0, errors, warnings, checkedAt: new Date().toISOString() };
 }
@@ -156,4 +163,23 @@ async function checkExecutionPolicy(q: Orm, e: EndpointRecord, deps: ContractDep
   const account = await deps.principal(q, policy.serviceAccountId);
   if (!account || account.kind !== 'SERVICE_ACCOUNT') error('EXECUTION_ACCOUNT_UNUSABLE', 'No service account with this id', '/executionPolicy/serviceAccountId');
   else if (!account.active || !account.platformAccess) error('EXECUTION_ACCOUNT_UNUSABLE', 'The service account must be active and have platform access', '/executionPolicy/serviceAccountId');
+}
+
+/**
+ * Executing as a service account, only code approved for it runs (spec, Authentication rule 9,
+ * for every account): warns when no revision is, since invocations then answer 403. Checked
+ * against the account's rights now, as the definition index does; a node component without a
+ * ready revision has had its own warning.
+ */
+async function checkApproval(q: Orm, e: EndpointRecord, componentId: string, deps: ContractDeps, warn: Report): Promise<void> {
+  const settings = await deps.settings(q);
+  if (executionModeOf(e.executionPolicy, settings) !== 'SERVICE_ACCOUNT') return;
+  const accountId = executionAccountIdOf(e.executionPolicy, settings);
+  const account = accountId === undefined ? null : await deps.principal(q, accountId);
+  if (!account || account.kind !== 'SERVICE_ACCOUNT') return;
+  const resolved = await deps.components.resolve(q, componentId, e.componentDigest);
+  if (!resolved?.revision) return;
+  if ((await deps.components.revisionAs(q, componentId, e.componentDigest, account)) !== null) return;
+  const pointer = e.executionPolicy ? '/executionPolicy/serviceAccountId' : '/componentId';
+  warn('REVISION_NOT_APPROVED', 'No revision of the component is approved to run as the execution service account, so invocations answer 403 until one is: its author, or a principal who approves it (POST /components/{id}/revisions/{revisionId}/approve), must hold every role of the account (ENDPOINT_INVOKE aside) and belong to every workspace of it', pointer);
 }

@@ -6,7 +6,8 @@ import type { Database, Orm } from '../db/index.ts';
 import type { ComponentKind } from './contract.ts';
 import type { BoundRevision } from './component-lookup.ts';
 import { BindingsReader, type Binding } from './bindings.ts';
-import { readSettings, type EndpointSettings } from './settings.ts';
+import { judgeRunAs, type RunAsRequest } from './run-as.ts';
+import { executionAccountIdOf, executionModeOf, readSettings, type EndpointSettings } from './settings.ts';
 import type { EndpointRecord } from './schema.ts';
 import { toRecord } from './store.ts';
 
@@ -29,22 +30,33 @@ export interface SnapshotEndpoint {
   /** The revision this binding runs; null for a node component without a selected ready revision. */
   revision: SnapshotRevision | null;
   /**
-   * What it runs when the execution account is a service account holding INSTANCE_ADMIN (spec,
-   * Authentication rule 9): an approved revision only. `same` when that is `revision`; null when no
-   * revision is approved; absent when the Endpoint never executes as a service account (and in
-   * snapshots cached by older versions).
+   * Present when the Endpoint executes as a service account (its policy or the instance's) and
+   * has a component: what runs as that account (spec, Authentication rule 9, extended to every
+   * account). Null when the account is missing: nothing runs.
    */
-  approved?: SnapshotRevision | 'same' | null;
+  runAs?: SnapshotRunAs | null;
   /** The inline guard schema, or the json-validator revision's schema. */
   guardSchema: unknown;
 }
 
+export interface SnapshotRunAs {
+  accountId: string;
+  /**
+   * The account's roles and workspaces when the snapshot was built, which `revision` was judged
+   * by: the runtime refuses (403) an account that holds more when it invokes.
+   */
+  roles: string[];
+  workspaceIds: string[];
+  /** `same` when that is the Endpoint's `revision`; null when no revision is approved for the account. */
+  revision: SnapshotRevision | 'same' | null;
+}
+
 /**
  * The snapshot layout. A runtime takes a snapshot cached in Redis only in this format: one an
- * older control plane wrote (without `approved`) would let an administrator service account run
- * unapproved code, so it is rebuilt from the database instead.
+ * older control plane wrote (without `runAs`) would let a service account run code not approved
+ * for it, so it is rebuilt from the database instead.
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 export interface IndexSnapshot {
   format?: number;
@@ -117,53 +129,42 @@ export async function buildIndexSnapshot(db: Database): Promise<IndexSnapshot> {
     const settings = await readSettings(db, q);
     const decoded = await activeDefinitions(db, q);
     const records = decoded.map((d) => d.record);
-    const modeOf = (record: EndpointRecord) => record.executionPolicy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
     const bindings: Binding[] = [];
+    const runAsRequests: RunAsRequest[] = [];
     for (const record of records) {
       if (record.componentId) bindings.push({ componentId: record.componentId, digest: record.componentDigest });
       if (record.guard?.type === 'component') bindings.push({ componentId: record.guard.componentId, digest: record.guard.componentDigest });
+      if (record.componentId && executionModeOf(record.executionPolicy, settings) === 'SERVICE_ACCOUNT') {
+        runAsRequests.push({ endpointId: record.id, binding: { componentId: record.componentId, digest: record.componentDigest }, accountId: executionAccountIdOf(record.executionPolicy, settings) });
+      }
     }
-    const approvalsFor = records.filter((r) => r.componentId && modeOf(r) === 'SERVICE_ACCOUNT').map((r) => r.componentId!);
-    const read = await BindingsReader.load(db, q, bindings, approvalsFor);
+    const read = await BindingsReader.load(db, q, bindings, runAsRequests.map((r) => r.binding.componentId));
+    const judged = await judgeRunAs(db, q, read, runAsRequests);
 
     const endpoints: SnapshotEndpoint[] = [];
     for (const { record, definition } of decoded) {
       let component: SnapshotEndpoint['component'] = null;
       let revision: SnapshotRevision | null = null;
-      let approved: SnapshotEndpoint['approved'];
+      let runAs: SnapshotEndpoint['runAs'];
       const bound = record.componentId ? read.resolve({ componentId: record.componentId, digest: record.componentDigest }) : null;
       if (bound) {
         component = { id: bound.component.id, kind: bound.component.kind, name: bound.component.name, workspaceId: bound.component.workspaceId };
         if (bound.revision) revision = snapshotRevision(bound.component.kind, bound.revision);
-        if (modeOf(record) === 'SERVICE_ACCOUNT') approved = approvedOf(read, record.componentDigest, bound.component, bound.revision);
+      }
+      if (judged.has(record.id)) {
+        const judgement = judged.get(record.id) ?? null;
+        const other = judgement?.revision;
+        runAs = judgement && { ...judgement, revision: bound && other && other !== 'same' ? snapshotRevision(bound.component.kind, other) : (other === 'same' ? 'same' : null) };
       }
       let guardSchema: unknown = null;
       if (record.guard?.type === 'inline') guardSchema = record.guard.schema;
       else if (record.guard?.type === 'component') {
         guardSchema = read.resolve({ componentId: record.guard.componentId, digest: record.guard.componentDigest })?.revision?.content.schema ?? null;
       }
-      endpoints.push({ definition, component, revision, ...(approved !== undefined ? { approved } : {}), guardSchema });
+      endpoints.push({ definition, component, revision, ...(runAs !== undefined ? { runAs } : {}), guardSchema });
     }
     return { format: SNAPSHOT_FORMAT, version: state?.version ?? 0, builtAt: new Date().toISOString(), settings, endpoints };
   });
-}
-
-/**
- * What an administrator service account runs (spec, Authentication rule 9): the bound revision when
- * it (or, pinned, any revision with its digest) is approved; else for lowcode the newest approved
- * revision; else nothing.
- */
-function approvedOf(
-  read: BindingsReader,
-  digest: string | undefined,
-  component: { id: string; kind: ComponentKind },
-  revision: BoundRevision | null,
-): SnapshotEndpoint['approved'] {
-  if (revision?.approvedBy) return 'same';
-  if (digest !== undefined) return revision && read.digestApproved(component.id, digest) ? 'same' : null;
-  if (component.kind !== 'lowcode') return null;
-  const newest = read.newestApproved(component.id);
-  return newest ? snapshotRevision(component.kind, newest) : null;
 }
 
 /** A bound revision in the executor's terms: lowcode elements, or the node module and its declared results. */

@@ -17,6 +17,22 @@ export type EndpointSettings =
 
 export const LEGACY_SETTINGS: EndpointSettings = { executionPolicy: { mode: 'SYSTEM' }, currentUser: 'BUSINESS_USER', saved: false };
 
+/** An Endpoint's own execution policy, as far as choosing the execution identity goes. */
+interface PolicyChoice {
+  mode: 'CALLER' | 'SERVICE_ACCOUNT';
+  serviceAccountId?: string | undefined;
+}
+
+/** Who executes: the Endpoint's saved policy wins over the instance settings; neither is the legacy System authority. */
+export const executionModeOf = (policy: PolicyChoice | undefined, settings: EndpointSettings): 'CALLER' | 'SERVICE_ACCOUNT' | 'SYSTEM' =>
+  policy?.mode ?? (settings.saved ? settings.executionPolicy.mode : 'SYSTEM');
+
+/** The service account an Endpoint executes as (undefined in other modes, or when none is named). */
+export function executionAccountIdOf(policy: PolicyChoice | undefined, settings: EndpointSettings): string | undefined {
+  if (policy) return policy.mode === 'SERVICE_ACCOUNT' ? policy.serviceAccountId : undefined;
+  return settings.saved && settings.executionPolicy.mode === 'SERVICE_ACCOUNT' ? settings.executionPolicy.serviceAccountId : undefined;
+}
+
 export async function readSettings(db: Database, q: Orm): Promise<EndpointSettings> {
   const { settings } = db.t;
   const [row] = await q.select().from(settings).where(eq(settings.key, SETTINGS_KEY));

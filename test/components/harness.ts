@@ -12,6 +12,7 @@ import { GroupStore } from '../../src/auth/groups.ts';
 import { CredentialResolver } from '../../src/auth/credentials.ts';
 import { createJwtService } from '../../src/auth/jwt.ts';
 import { AccountService } from '../../src/accounts/service.ts';
+import { noPublisher } from '../../src/endpoints/index-version.ts';
 import { bootstrap, jwtSecret } from '../../src/bootstrap.ts';
 import type { Principal } from '../../src/auth/roles.ts';
 import { httpConventions } from '../../src/http/plugin.ts';
@@ -57,7 +58,7 @@ export async function startComponentHarness(database: DatabaseCase): Promise<Com
   const jwt = await createJwtService({ secret: jwtSecret(config) });
   const credentials = new CredentialResolver(principals, jwt);
   await bootstrap(config, db, { principals, workspaces }, silentLogger);
-  const accounts = new AccountService({ principals, workspaces, groups: new GroupStore(db), credentials });
+  const accounts = new AccountService({ db, principals, workspaces, groups: new GroupStore(db), credentials, publisher: noPublisher });
   const executor = await createExecutor({ isolation: 'worker', log: () => {} });
   const harness = { hookCalls: [] as HookCall[], published: [] as number[], failHook: null as Error | null };
   const shared = {

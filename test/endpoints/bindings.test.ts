@@ -1,5 +1,5 @@
 // The index build reads every Endpoint's component side set-wise (src/endpoints/bindings.ts). It
-// must answer exactly as the per-binding lookup does (TableComponentLookup.resolve), whatever
+// must answer exactly as the per-binding lookup does (TableComponentLookup.resolve, .revisionAs), whatever
 // the IN lists are cut into: checked here with lists of two ids over every kind of binding.
 import { describe, expect, test } from 'bun:test';
 import { platformFor, type TestPlatform } from '../helpers/platform.ts';
@@ -25,7 +25,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     return d.id as string;
   };
 
-  test('every binding resolves as the per-binding lookup resolves it; approvals of pinned digests agree', async () => {
+  test('every binding resolves as the per-binding lookup resolves it, and as a service account runs what the per-call lookup runs', async () => {
     const bindings: Binding[] = [];
     // lowcode: three revisions, the middle one's content saved again later (a digest twice)
     const low = await api('POST', '/api/v1/components', { name: 'low', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1;' }] });
@@ -53,20 +53,33 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     const schema = await api('POST', '/api/v1/components', { name: 'v', kind: 'json-validator', schema: { type: 'object' } });
     bindings.push({ componentId: idle.id }, { componentId: schema.id }, { componentId: schema.id, digest: schema.activeRevision.digest }, { componentId: crypto.randomUUID() });
 
+    // A COMPONENT_ADMIN's newest lowcode revision: not approved for an AGENT_ADMIN account, which
+    // then runs the newest one that is (revision 3, the INSTANCE_ADMIN's).
+    const author = await api('POST', '/api/v1/users', { name: 'author', email: `author-${crypto.randomUUID().slice(0, 8)}@example.com`, roles: ['COMPONENT_ADMIN'], platformAccess: true });
+    const authorKey = (await api('POST', '/api/v1/api-keys', { principalId: author.id, name: 'k' })).key as string;
+    const r4low = await p.json<Record<string, any>>('PATCH', `/api/v1/components/${low.id}`, { body: { elements: [{ name: 'a', code: 'return 4;' }] }, key: authorKey });
+    expect(r4low.status).toBe(200);
+    const account = { roles: ['AGENT_ADMIN'], workspaceIds: author.workspaceIds as string[] };
+
     const lookup = new TableComponentLookup(p.db);
     await p.db.write(async (q) => {
-      const reader = await BindingsReader.load(p.db, q, bindings, [low.id, node.id], 2);
+      const reader = await BindingsReader.load(p.db, q, bindings, bindings.map((b) => b.componentId), 2);
       for (const binding of bindings) {
         expect({ binding, bound: reader.resolve(binding) }).toEqual({ binding, bound: await lookup.resolve(q, binding.componentId, binding.digest) });
+        // What runs as a service account: the index build and the per-call lookup agree too.
+        expect({ binding, as: reader.revisionAs(binding, account) }).toEqual({ binding, as: await lookup.revisionAs(q, binding.componentId, binding.digest, account) });
       }
       const pinnedR1 = { componentId: node.id, digest: r1.digest };
       expect(reader.resolve(pinnedR1)?.revision?.id).toBe(r1.id);
       expect((await lookup.resolve(q, node.id, r1.digest))?.revision?.id).toBe(r1.id);
-      // All of these were saved by the INSTANCE_ADMIN: approved; an unknown digest is not.
-      expect(reader.digestApproved(low.id, first.digest)).toBe(true);
-      expect(reader.digestApproved(low.id, `sha256:${'0'.repeat(64)}`)).toBe(false);
-      expect(reader.newestApproved(low.id)?.number).toBe(3);
-      expect(reader.newestApproved(node.id)).toBeNull(); // node components have no fallback
+      // The INSTANCE_ADMIN saved all but r4low: approved for any account; an unknown digest runs nothing.
+      const third = (await lookup.resolve(q, low.id, first.digest))!.revision!;
+      expect(third.number).toBe(3);
+      expect(reader.revisionAs({ componentId: low.id, digest: first.digest }, account)).toBe(third.id);
+      expect(reader.revisionAs({ componentId: low.id, digest: `sha256:${'0'.repeat(64)}` }, account)).toBeNull();
+      expect(reader.revisionAs({ componentId: low.id }, account)).toBe(third.id);
+      expect(reader.revisionAs({ componentId: low.id }, { roles: ['COMPONENT_ADMIN'], workspaceIds: account.workspaceIds })).toBe(r4low.body.activeRevision.id);
+      expect(reader.revisionAs({ componentId: node.id }, account)).toBe(r1.id);
     });
   });
 });

@@ -1,7 +1,7 @@
-// Spec, Authentication rule 9: an Endpoint executing as a service account that holds INSTANCE_ADMIN
-// runs approved code only (saved or selected by an INSTANCE_ADMIN with its own credential, or
-// approved explicitly); every other identity runs the latest code. On every database: the index
-// snapshot reads approvals with queries of its own.
+// Spec, Authentication rule 9, for a service account that holds INSTANCE_ADMIN: it runs code
+// approved for it only (saved or selected by an INSTANCE_ADMIN with its own credential, or approved
+// by one), else 403 REVISION_NOT_APPROVED; CALLER mode runs the latest code. Other accounts:
+// ./account-approval.test.ts. On every database: the index snapshot reads approvals itself.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { activateDeployment, deployed as deployedVia } from '../helpers/deployments.ts';
@@ -35,7 +35,8 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(made.status).toBe(201);
       const componentId = made.body.id as string;
       const approval = async (revisionId: string) => (await s.api('GET', `/api/v1/components/${componentId}/revisions/${revisionId}/approval`)).body;
-      expect(await approval(made.body.activeRevision.id)).toEqual({ revisionId: made.body.activeRevision.id, approved: false, approvedBy: null });
+      const authorsApproval = { principalId: author.id, roles: ['COMPONENT_ADMIN'], workspaceIds: [expect.any(String)], approvedAt: made.body.activeRevision.createdAt };
+      expect(await approval(made.body.activeRevision.id)).toEqual({ revisionId: made.body.activeRevision.id, approved: false, approvedBy: null, approvals: [authorsApproval] });
       await s.endpoint({ method: 'GET', path: '/as-admin-account', componentId, popResult: 'v', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: adminAccount.id } });
       await s.endpoint({ method: 'GET', path: '/as-plain-account', componentId, popResult: 'v', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: plainAccount.id } });
       await s.endpoint({ method: 'GET', path: '/as-caller', componentId, popResult: 'v', executionPolicy: { mode: 'CALLER' } });
@@ -44,15 +45,27 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
         return r.status === 200 ? await body(r) : `${r.status} ${(await body(r)).code}`;
       };
 
-      // Nothing approved yet: the administrator's account runs nothing; the others run the latest.
-      expect(await run('/as-admin-account')).toBe('503 COMPONENT_NOT_READY');
+      // Nothing approved for it yet: the administrator's account runs nothing (403, before any
+      // execution); an account the author's rights cover runs the latest.
+      const refused = await s.invoke('GET', '/as-admin-account', { key: invoker.key });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+      expect(await body(refused)).toMatchObject({ status: 403, code: 'REVISION_NOT_APPROVED', detail: expect.stringContaining('approved to run as its service account') });
       expect(await run('/as-plain-account')).toBe(1);
-      // Only an INSTANCE_ADMIN approves.
+      // The author's own approval counts only for the accounts its rights cover: not this one.
       const first = made.body.activeRevision.id as string;
-      expect((await s.api('POST', `/api/v1/components/${componentId}/revisions/${first}/approve`, undefined, author.key)).status).toBe(403);
+      const byAuthor = await s.api('POST', `/api/v1/components/${componentId}/revisions/${first}/approve`, undefined, author.key);
+      expect(byAuthor.status).toBe(200);
+      expect(byAuthor.body).toEqual({ revisionId: first, approved: false, approvedBy: null, approvals: [authorsApproval] });
+      expect(await run('/as-admin-account')).toBe('403 REVISION_NOT_APPROVED');
       const approved = await s.api('POST', `/api/v1/components/${componentId}/revisions/${first}/approve`);
       expect(approved.status).toBe(200);
-      expect(approved.body).toEqual({ revisionId: first, approved: true, approvedBy: s.platform.boot.adminPrincipalId });
+      expect(approved.body).toEqual({
+        revisionId: first,
+        approved: true,
+        approvedBy: s.platform.boot.adminPrincipalId,
+        approvals: [authorsApproval, { principalId: s.platform.boot.adminPrincipalId, roles: ['INSTANCE_ADMIN'], workspaceIds: expect.any(Array), approvedAt: expect.any(String) }],
+      });
       expect(await run('/as-admin-account')).toBe(1);
 
       // The author saves new code: it runs at once for everyone but the administrator's account.
@@ -79,6 +92,8 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(await body(await s.invoke('POST', '/sneaky'))).toEqual([200, 403]); // invoked by the INSTANCE_ADMIN
       expect(await run('/as-caller')).toBe(4);
       expect(await run('/as-admin-account')).toBe(3);
+      // Saved from inside an execution, it is nobody's approval: no account runs it.
+      expect(await run('/as-plain-account')).toBe(3);
     });
 
     test('an administrator service account runs a pinned revision when any revision with its digest is approved', async () => {
@@ -105,12 +120,16 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(created.status).toBe(201);
       const componentId = created.body.id as string;
       await s.endpoint({ method: 'GET', path: '/node-approval', componentId, popResult: 'default', executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: adminAccount.id } });
+      // Nothing selected yet: not ready (503), whoever the account.
+      const notReady = await s.invoke('GET', '/node-approval', { key: invoker.key });
+      expect(notReady.status).toBe(503);
+      expect((await body(notReady)).code).toBe('COMPONENT_NOT_READY');
       const deployment = await deployed(componentId, created.body.latestRevision.id);
       // Selected by its author: ready, but not approved for the administrator's account.
       expect((await s.api('POST', `/api/v1/components/${componentId}/deployments/${deployment}/activate`, undefined, author.key)).status).toBe(200);
       const refused = await s.invoke('GET', '/node-approval', { key: invoker.key });
-      expect(refused.status).toBe(503);
-      expect((await body(refused)).code).toBe('COMPONENT_NOT_READY');
+      expect(refused.status).toBe(403);
+      expect((await body(refused)).code).toBe('REVISION_NOT_APPROVED');
       // An INSTANCE_ADMIN selecting it (again) approves it.
       await activate(componentId, deployment);
       expect((await s.api('GET', `/api/v1/components/${componentId}/revisions/${created.body.latestRevision.id}/approval`)).body).toMatchObject({ approved: true, approvedBy: s.platform.boot.adminPrincipalId });

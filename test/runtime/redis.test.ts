@@ -246,13 +246,15 @@ describe.skipIf(missing !== '')('Redis mode', () => {
       for (const earlier of served) expect(await rt.invoke(earlier.path)).toEqual({ status: 200, body: earlier.body });
     }, PHASE_TIMEOUT_MS);
 
-    test('a cached snapshot in an older format (no approvals) is not taken: the index comes from the database', async () => {
+    test('a cached snapshot in an older format (no approvals, or none per account) is not taken: the index comes from the database', async () => {
       const version = await currentIndexVersion(cp.db);
       const snapshot = JSON.parse((await redis.command('GET', keys.snapshot(version))) as string) as Record<string, unknown>;
-      expect(snapshot.format).toBe(2);
-      const { format: _format, ...older } = snapshot;
-      await redis.command('SET', keys.snapshot(version + 3000), JSON.stringify({ ...older, version: version + 3000, endpoints: [] }));
+      expect(snapshot.format).toBe(3);
+      const { format: _format, ...unversioned } = snapshot;
+      await redis.command('SET', keys.snapshot(version + 3000), JSON.stringify({ ...unversioned, version: version + 3000, endpoints: [] }));
+      await redis.command('SET', keys.snapshot(version + 3001), JSON.stringify({ ...snapshot, format: 2, version: version + 3001, endpoints: [] }));
       expect(Number(await redis.command('PUBLISH', keys.channel, String(version + 3000)))).toBe(1);
+      expect(Number(await redis.command('PUBLISH', keys.channel, String(version + 3001)))).toBe(1);
       // The same announcement of a current-format snapshot moves the runtime at once (previous test),
       // until the next poll takes it back; this one never moves it, not even for a moment.
       const seen = new Set<number>();

@@ -148,15 +148,25 @@ export const componentRevisions = sqliteTable('component_revisions', {
   compiled: text('compiled'),
   createdBy: id('created_by').notNull(),
   createdAt: ts('created_at').notNull(),
-  /**
-   * The INSTANCE_ADMIN who approved this revision to run as an administrator service account
-   * (spec, Authentication rule 9): its author, the one who activated its deployment, or an explicit approval.
-   */
-  approvedBy: id('approved_by'),
 }, (t) => [
   uniqueIndex('component_revisions_number_idx').on(t.componentId, t.number),
   index('component_revisions_digest_idx').on(t.componentId, t.digest),
 ]);
+
+/**
+ * Approvals of a revision to run as a service account (spec, Authentication rule 9, extended to
+ * every account): its author's by saving it, an activator's, or an explicit one. Each keeps the
+ * approver's roles and workspaces as they were then: it counts for the accounts those cover.
+ */
+export const revisionApprovals = sqliteTable('revision_approvals', {
+  /** Insertion order: the first approval by an INSTANCE_ADMIN is the one `approvedBy` names. */
+  seq: integer('seq').primaryKey(),
+  revisionId: id('revision_id').notNull().references(() => componentRevisions.id, { onDelete: 'cascade' }),
+  principalId: id('principal_id').notNull(),
+  roles: json<string[]>('roles').notNull(),
+  workspaceIds: json<string[]>('workspace_ids').notNull(),
+  approvedAt: ts('approved_at').notNull(),
+}, (t) => [index('revision_approvals_revision_idx').on(t.revisionId)]);
 
 export const deployments = sqliteTable('deployments', {
   id: id('id').primaryKey(),
