@@ -2,7 +2,7 @@
 // role, and serves it. `all` is `npm start` (both origins in one process, the index announced and
 // api.platform served in-process); `control-plane` and `runtime` are the scale-out processes. The
 // only place that knows both origins: neither origin imports the other's parts.
-import { executorOptions, loadConfig, withBoundPorts, type Config } from './config.ts';
+import { loadConfig, withBoundPorts, type Config } from './config.ts';
 import { failStart } from './lib/start-failure.ts';
 import { listen, type Listener } from './http/listener.ts';
 import { createLogger, type Logger } from './lib/log.ts';
@@ -15,7 +15,7 @@ import { jwtSecret } from './bootstrap.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
 import { scaleOutWarnings } from './scale-out.ts';
-import { createExecutor, type Executor } from '../runtime/executor/index.ts';
+import { createExecutor, executorOptions, type Executor } from '../runtime/executor/index.ts';
 import { createRuntime } from '../runtime/create.ts';
 import { serveRuntime } from '../runtime/serve.ts';
 

@@ -1,7 +1,6 @@
 // Configuration: read once from the environment, validated with TypeBox (DESIGN §1).
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import type { ExecutorOptions } from '../runtime/executor/index.ts';
 import { compile } from './http/validate.ts';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
@@ -151,15 +150,3 @@ export function withBoundPorts(config: Config, source: Record<string, string | u
 }
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');
-
-/** What the executor takes from the configuration; `spares` overrides EXECUTOR_HOSTS. */
-export function executorOptions(config: Config, log: (line: string) => void, spares = config.EXECUTOR_HOSTS): ExecutorOptions {
-  return {
-    isolation: config.COMPONENT_ISOLATION,
-    hosts: spares,
-    maxHosts: config.EXECUTOR_MAX_HOSTS,
-    ...(config.EXECUTOR_HOSTS_PER_WORKSPACE !== undefined ? { hostsPerTenant: config.EXECUTOR_HOSTS_PER_WORKSPACE } : {}),
-    memoryMb: config.EXECUTOR_MEMORY_MB,
-    log,
-  };
-}

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { executorOptions, loadConfig, ConfigError } from '../src/config.ts';
+import { loadConfig, ConfigError } from '../src/config.ts';
+import { executorOptions } from '../runtime/executor/index.ts';
 import { tempDir } from './helpers/temp.ts';
 
 let p: TestPlatform;

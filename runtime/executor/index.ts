@@ -33,6 +33,7 @@ export type {
   VerifyOutcome,
 } from './types.ts';
 export { RESULT_LIMIT_BYTES } from './limits.ts';
+export { executorOptions } from './options.ts';
 
 /** Starts the executor with its hosts warm; rejects if no host can be started at all. */
 export async function createExecutor(options: ExecutorOptions): Promise<Executor> {
