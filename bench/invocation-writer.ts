@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { openDatabase, type Database } from '../src/db/index.ts';
+import { openDatabase, type Database } from '../src/core/db/index.ts';
 import type { InvocationRecord } from '../runtime/recorder/types.ts';
 import { writeInvocations, type WriteResult } from '../runtime/recorder/write.ts';
 import { SqliteInvocationStore } from '../runtime/recorder/sqlite-store.ts';

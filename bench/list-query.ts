@@ -6,13 +6,13 @@
 //     then with a matching index). Each database holds 2N events.
 import { Database } from 'bun:sqlite';
 import postgresjs from 'postgres';
-import { compileList } from '../src/query/compile/index.ts';
-import { dialectFor } from '../src/query/dialect/index.ts';
-import { parseListQuery } from '../src/query/parse/index.ts';
-import { runEventsResource } from '../src/query/resources/run-events.ts';
-import { type RunListOptions, runList } from '../src/query/run.ts';
-import { postgresRunner, sqliteRunner } from '../src/query/runners.ts';
-import type { SqlRunner } from '../src/query/types.ts';
+import { compileList } from '../src/core/query/compile/index.ts';
+import { dialectFor } from '../src/core/query/dialect/index.ts';
+import { parseListQuery } from '../src/core/query/parse/index.ts';
+import { runEventsResource } from '../src/core/query/resources/run-events.ts';
+import { type RunListOptions, runList } from '../src/core/query/run.ts';
+import { postgresRunner, sqliteRunner } from '../src/core/query/runners.ts';
+import type { SqlRunner } from '../src/core/query/types.ts';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}`))?.split('=')[1];
 const BIG = Number(arg('rows') ?? 1_000_000);

@@ -1,11 +1,11 @@
 // Builds the endpoint runtime from its parts: index (with its sync), executor, recorder, invoker.
-import type { Config } from '../src/config.ts';
-import type { Database } from '../src/db/index.ts';
-import type { CredentialResolver } from '../src/auth/credentials.ts';
-import type { JwtService } from '../src/auth/jwt.ts';
-import type { Logger } from '../src/lib/log.ts';
-import { createRedis, indexKeys } from '../src/lib/redis.ts';
-import { WorkspaceStore } from '../src/auth/workspaces.ts';
+import type { Config } from '../src/core/config.ts';
+import type { Database } from '../src/core/db/index.ts';
+import type { CredentialResolver } from '../src/core/identity/credentials.ts';
+import type { JwtService } from '../src/core/identity/jwt.ts';
+import type { Logger } from '../src/core/log.ts';
+import { createRedis, indexKeys } from '../src/core/redis.ts';
+import { WorkspaceStore } from '../src/core/identity/workspaces.ts';
 import { buildIndexSnapshot } from '../src/endpoints/index-snapshot.ts';
 import { currentIndexVersion } from '../src/endpoints/index-version.ts';
 import type { LocalIndexPublisher } from '../src/endpoints/publishers.ts';

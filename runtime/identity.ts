@@ -1,10 +1,10 @@
 // Execution identity (spec, Authentication rules 1–9): who performs the operations inside the
 // component, and who api.currentUser() reports.
-import type { Principal } from '../src/auth/roles.ts';
-import { SYSTEM_PRINCIPAL_ID } from '../src/auth/roles.ts';
-import { ProblemError } from '../src/http/problem.ts';
+import type { Principal } from '../src/core/identity/roles.ts';
+import { SYSTEM_PRINCIPAL_ID } from '../src/core/identity/roles.ts';
+import { ProblemError } from '../src/core/http/problem.ts';
 import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../src/endpoints/settings.ts';
-import type { Rights } from '../src/auth/coverage.ts';
+import type { Rights } from '../src/core/identity/coverage.ts';
 import type { ExecutionPolicy } from '../src/endpoints/schema.ts';
 import type { CurrentUser } from './executor/types.ts';
 

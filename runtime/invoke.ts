@@ -1,12 +1,12 @@
 // The runtime's request path, in the spec's order: authenticate and check the role, match method
 // and path, validate input, resolve the component and runtime, execute within the deadline, answer
 // in the configured mode. Every response carries x-svc-oid; every invocation an x-execution-id.
-import type { CredentialResolver } from '../src/auth/credentials.ts';
-import { hasAnyRole, type Principal } from '../src/auth/roles.ts';
-import { operationId } from '../src/http/oid.ts';
-import { ProblemError, databaseUnavailable, problemResponse } from '../src/http/problem.ts';
-import { isDatabaseUnavailable } from '../src/db/errors.ts';
-import type { Logger } from '../src/lib/log.ts';
+import type { CredentialResolver } from '../src/core/identity/credentials.ts';
+import { hasAnyRole, type Principal } from '../src/core/identity/roles.ts';
+import { operationId } from '../src/core/http/oid.ts';
+import { ProblemError, databaseUnavailable, problemResponse } from '../src/core/http/problem.ts';
+import { isDatabaseUnavailable } from '../src/core/db/errors.ts';
+import type { Logger } from '../src/core/log.ts';
 import { HOST_WAIT_LIMIT_MS } from './executor/limits.ts';
 import type { Executor } from './executor/types.ts';
 import type { IndexHolder } from './index/holder.ts';

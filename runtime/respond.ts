@@ -2,8 +2,8 @@
 import type { CompiledEndpoint } from './index/compiled.ts';
 import type { ComponentResult, ExecutionOutcome } from './executor/types.ts';
 import type { CompiledGuard } from './guard/index.ts';
-import { ProblemError } from '../src/http/problem.ts';
-import { carriesNoContent } from '../src/http/status.ts';
+import { ProblemError } from '../src/core/http/problem.ts';
+import { carriesNoContent } from '../src/core/http/status.ts';
 import { isServedHeader } from '../src/endpoints/static-headers.ts';
 
 const JSON_TYPE = 'application/json';

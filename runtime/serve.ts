@@ -1,11 +1,11 @@
 // Binds the runtime to its port. drain(): stop accepting, let in-flight invocations finish (each is
 // bounded by its deadline), flush audit and statistics, then `closeRest` (executor, database).
-import type { Config } from '../src/config.ts';
-import type { Logger } from '../src/lib/log.ts';
+import type { Config } from '../src/core/config.ts';
+import type { Logger } from '../src/core/log.ts';
 import type { Runtime } from './create.ts';
-import type { Listener } from '../src/http/listener.ts';
+import type { Listener } from '../src/core/http/listener.ts';
 
-/** Hands the bound port (src/http/listener.ts) to the runtime, whose 1 MiB body limit is its own. */
+/** Hands the bound port (src/core/http/listener.ts) to the runtime, whose 1 MiB body limit is its own. */
 export function serveRuntime(listener: Listener, runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {
   const { server } = listener;
   let draining: Promise<void> | null = null;

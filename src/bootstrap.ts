@@ -4,12 +4,12 @@ import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { ConfigError, type Config } from './config.ts';
-import type { Database } from './db/index.ts';
-import type { PrincipalStore } from './auth/principals.ts';
-import type { WorkspaceStore } from './auth/workspaces.ts';
-import { SYSTEM_PRINCIPAL_ID } from './auth/roles.ts';
-import type { Logger } from './lib/log.ts';
+import { ConfigError, type Config } from './core/config.ts';
+import type { Database } from './core/db/index.ts';
+import type { PrincipalStore } from './core/identity/principals.ts';
+import type { WorkspaceStore } from './core/identity/workspaces.ts';
+import { SYSTEM_PRINCIPAL_ID } from './core/identity/roles.ts';
+import type { Logger } from './core/log.ts';
 
 const ADMIN_ID_KEY = 'bootstrap.adminPrincipalId';
 

@@ -2,15 +2,15 @@
 // role, and serves it. `all` is `npm start` (both origins in one process, the index announced and
 // api.platform served in-process); `control-plane` and `runtime` are the scale-out processes. The
 // only place that knows both origins: neither origin imports the other's parts.
-import { loadConfig, withBoundPorts, type Config } from './config.ts';
+import { loadConfig, withBoundPorts, type Config } from './core/config.ts';
 import { failStart } from './lib/start-failure.ts';
-import { listen, type Listener } from './http/listener.ts';
-import { createLogger, type Logger } from './lib/log.ts';
+import { listen, type Listener } from './core/http/listener.ts';
+import { createLogger, type Logger } from './core/log.ts';
 import { installProcessGuards } from './lib/process-guards.ts';
-import { openDatabase } from './db/index.ts';
-import { PrincipalStore } from './auth/principals.ts';
-import { CredentialResolver } from './auth/credentials.ts';
-import { createJwtService } from './auth/jwt.ts';
+import { openDatabase } from './core/db/index.ts';
+import { PrincipalStore } from './core/identity/principals.ts';
+import { CredentialResolver } from './core/identity/credentials.ts';
+import { createJwtService } from './core/identity/jwt.ts';
 import { jwtSecret } from './bootstrap.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';

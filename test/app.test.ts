@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { loadConfig, ConfigError } from '../src/config.ts';
+import { loadConfig, ConfigError } from '../src/core/config.ts';
 import { executorOptions } from '../runtime/executor/index.ts';
 import { tempDir } from './helpers/temp.ts';
 
@@ -23,7 +23,7 @@ describe('health', () => {
 
 test('/readyz is 503 while no executor host is up (process isolation), as on the runtime', async () => {
   const { createPlatform } = await import('../src/platform.ts');
-  const { silentLogger } = await import('../src/lib/log.ts');
+  const { silentLogger } = await import('../src/core/log.ts');
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');

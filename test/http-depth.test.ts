@@ -1,7 +1,7 @@
 // Pathologically nested JSON is refused cleanly on both origins and never takes a server down.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { startStack, type Stack } from './helpers/stack.ts';
-import { nestsDeeperThan } from '../src/http/json-depth.ts';
+import { nestsDeeperThan } from '../src/core/http/json-depth.ts';
 
 let s: Stack;
 beforeAll(async () => {

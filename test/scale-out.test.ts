@@ -1,6 +1,6 @@
 // A process started alone (scale-out) says at start which settings it is missing for that.
 import { expect, test } from 'bun:test';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/core/config.ts';
 import { scaleOutWarnings } from '../src/scale-out.ts';
 
 test('started alone without the origins and a shared JWT secret, each process says what it will do instead', () => {

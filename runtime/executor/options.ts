@@ -1,5 +1,5 @@
 // The executor's options as the platform's configuration sets them.
-import type { Config } from '../../src/config.ts';
+import type { Config } from '../../src/core/config.ts';
 import type { ExecutorOptions } from './types.ts';
 
 /** What the executor takes from the configuration; `spares` overrides EXECUTOR_HOSTS. */

@@ -6,7 +6,7 @@ import type { CompiledGuard } from '../guard/index.ts';
 import type { PreparedStatic } from '../respond.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
 import type { EndpointSettings } from '../../src/endpoints/settings.ts';
-import type { Rights } from '../../src/auth/coverage.ts';
+import type { Rights } from '../../src/core/identity/coverage.ts';
 
 export interface CompiledEndpoint {
   id: string;

@@ -1,5 +1,5 @@
 // Holds the runtime index and swaps it atomically; a failed load keeps the last good index serving.
-import type { Logger } from '../../src/lib/log.ts';
+import type { Logger } from '../../src/core/log.ts';
 import type { IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
 import type { RuntimeIndex } from './compiled.ts';
 import { compileIndex } from './compile.ts';

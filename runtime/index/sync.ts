@@ -2,8 +2,8 @@
 // (scale-out), and always a version poll against the database as the backstop. A full reload
 // follows every Redis (re)subscription, since pub/sub drops messages while disconnected.
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../src/lib/log.ts';
-import { REDIS_COMMAND_TIMEOUT_MS, redisAnswers, type IndexKeys } from '../../src/lib/redis.ts';
+import type { Logger } from '../../src/core/log.ts';
+import { REDIS_COMMAND_TIMEOUT_MS, redisAnswers, type IndexKeys } from '../../src/core/redis.ts';
 import { SNAPSHOT_FORMAT, type IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
 import type { IndexHolder } from './holder.ts';
 

@@ -5,8 +5,8 @@
 // second; with one array per column ~9 µs and ~57k rows a second (bench/invocation-writer.ts).
 // Same rows and statistics as write.ts.
 import type postgres from 'postgres';
-import { postgresClient } from '../../src/db/postgres/client.ts';
-import type { DatabaseLocation } from '../../src/db/index.ts';
+import { postgresClient } from '../../src/core/db/postgres/client.ts';
+import type { DatabaseLocation } from '../../src/core/db/index.ts';
 import { LATENCY_BOUNDS_MS } from '../../src/endpoints/statistics.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';

@@ -2,7 +2,7 @@
 // rows go in one short transaction, so a retried chunk can never count twice and the write lock
 // (SQLite has one per database) is never held for long.
 import { and, asc, eq, inArray, lt } from 'drizzle-orm';
-import type { Database } from '../../src/db/index.ts';
+import type { Database } from '../../src/core/db/index.ts';
 import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/endpoints/statistics.ts';
 import type { InvocationRecord } from './types.ts';
 

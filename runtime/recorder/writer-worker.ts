@@ -2,7 +2,7 @@
 // blocks on inserts (bun:sqlite is synchronous) nor spends its time building them. Messages:
 // {id, batch} in (batch.ts), {id, written, error?} out; {id, prune: {before, max}} deletes old
 // invocation rows, {id, written: deleted} out.
-import type { DatabaseLocation } from '../../src/db/index.ts';
+import type { DatabaseLocation } from '../../src/core/db/index.ts';
 import { decodeBatch, type RecordBatch } from './batch.ts';
 import { SqliteInvocationStore } from './sqlite-store.ts';
 import type { WriteResult } from './write.ts';

@@ -1,6 +1,6 @@
 // Where invocation records are written: on a writer thread with its own connection (file SQLite,
 // Postgres), or inline for an in-memory database, which no other connection can reach.
-import type { Database, DatabaseLocation } from '../../src/db/index.ts';
+import type { Database, DatabaseLocation } from '../../src/core/db/index.ts';
 import { decodeBatch, type RecordBatch } from './batch.ts';
 import type { InvocationWriter } from './types.ts';
 import { pruneInvocations, writeInvocations } from './write.ts';

@@ -1,6 +1,6 @@
 // JSON shapes of principals and keys on the accounts surface (DESIGN §2).
-import type { Principal } from '../auth/roles.ts';
-import type { StoredKey } from '../auth/principals.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import type { StoredKey } from '../core/identity/principals.ts';
 
 export function principalJson(p: Principal) {
   const base = {

@@ -1,9 +1,9 @@
 // GET /api/v1/workspaces and GET /api/v1/api-keys through the list engine (DESIGN §6: every list
 // endpoint): the same paging, filters, sort, fields and envelope as every other list.
-import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQueryPartly, runList, type ListResult } from '../query/index.ts';
-import { workspaceScope } from '../query/scope.ts';
+import type { Database } from '../core/db/index.ts';
+import { isAdmin, type Principal } from '../core/identity/roles.ts';
+import { defineResource, defineTable, parseListQueryPartly, runList, type ListResult } from '../core/query/index.ts';
+import { workspaceScope } from '../core/query/scope.ts';
 
 export const workspacesResource = defineResource({
   table: defineTable({

@@ -2,13 +2,13 @@
 import { Elysia } from 'elysia';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
-import { API_KEY_CLAIM, type JwtService } from '../auth/jwt.ts';
-import type { CredentialResolver } from '../auth/credentials.ts';
+import { API_KEY_CLAIM, type JwtService } from '../core/identity/jwt.ts';
+import type { CredentialResolver } from '../core/identity/credentials.ts';
 import { bearerTokenOf } from '../http/plugin.ts';
 import type { AccountLister } from './list.ts';
-import { validBody, NO_BODY } from '../http/body.ts';
-import { ProblemError } from '../http/problem.ts';
-import type { Principal } from '../auth/roles.ts';
+import { validBody, NO_BODY } from '../core/http/body.ts';
+import { ProblemError } from '../core/http/problem.ts';
+import type { Principal } from '../core/identity/roles.ts';
 import { principalJson, keyJson } from './json.ts';
 import type { AccountService } from './service.ts';
 import { ApiKeyCreate, GroupCreate, ServiceAccountCreate, ServiceAccountUpdate, TokenRequest, UserCreate, UserUpdate, WorkspaceCreate, validators } from './schema.ts';

@@ -1,15 +1,15 @@
 // The accounts surface: principals, keys, workspaces, groups. Changes drop cached credentials.
-import type { CredentialResolver } from '../auth/credentials.ts';
-import type { GroupStore } from '../auth/groups.ts';
-import type { PrincipalChanges, PrincipalStore, StoredKey } from '../auth/principals.ts';
-import { isAdmin, type Principal, type PrincipalKind } from '../auth/roles.ts';
-import type { WorkspaceStore } from '../auth/workspaces.ts';
-import { isUniqueViolation } from '../db/errors.ts';
-import { validBody } from '../http/body.ts';
-import { ProblemError, forbidden, invalidQuery, notFound } from '../http/problem.ts';
-import { isUuid } from '../lib/ids.ts';
+import type { CredentialResolver } from '../core/identity/credentials.ts';
+import type { GroupStore } from '../core/identity/groups.ts';
+import type { PrincipalChanges, PrincipalStore, StoredKey } from '../core/identity/principals.ts';
+import { isAdmin, type Principal, type PrincipalKind } from '../core/identity/roles.ts';
+import type { WorkspaceStore } from '../core/identity/workspaces.ts';
+import { isUniqueViolation } from '../core/db/errors.ts';
+import { validBody } from '../core/http/body.ts';
+import { ProblemError, forbidden, invalidQuery, notFound } from '../core/http/problem.ts';
+import { isUuid } from '../core/lib/ids.ts';
 import { validators } from './schema.ts';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-version.ts';
 
 export interface AccountDeps {

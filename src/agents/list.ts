@@ -1,9 +1,9 @@
 // GET /api/v1/agents through the list engine: the Agent record's fields, JSON paths into
 // metadata/config/policy, scoped to the caller's workspaces.
-import type { Database } from '../db/index.ts';
-import type { Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, type ListResult } from '../query/index.ts';
-import { listInWorkspaces } from '../query/scope.ts';
+import type { Database } from '../core/db/index.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import { defineResource, defineTable, type ListResult } from '../core/query/index.ts';
+import { listInWorkspaces } from '../core/query/scope.ts';
 
 export const agentsTable = defineTable({
   name: 'agents',

@@ -1,14 +1,14 @@
 // Agent operations with their rules: visibility, ownership, lifecycle, references, optimistic locking.
-import type { Principal } from '../auth/roles.ts';
-import type { PrincipalStore } from '../auth/principals.ts';
-import type { GroupStore } from '../auth/groups.ts';
-import { ProblemError, notFound, type Violation } from '../http/problem.ts';
-import { validBody } from '../http/body.ts';
-import { assertIfMatch, preconditionFailed } from '../http/etag.ts';
-import { inWorkspace, isAdmin } from '../auth/roles.ts';
-import { creationWorkspace, type WorkspaceStore } from '../auth/workspaces.ts';
-import { isUuid } from '../lib/ids.ts';
-import { actAsRefusal } from '../auth/act-as.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import type { PrincipalStore } from '../core/identity/principals.ts';
+import type { GroupStore } from '../core/identity/groups.ts';
+import { ProblemError, notFound, type Violation } from '../core/http/problem.ts';
+import { validBody } from '../core/http/body.ts';
+import { assertIfMatch, preconditionFailed } from '../core/http/etag.ts';
+import { inWorkspace, isAdmin } from '../core/identity/roles.ts';
+import { creationWorkspace, type WorkspaceStore } from '../core/identity/workspaces.ts';
+import { isUuid } from '../core/lib/ids.ts';
+import { actAsRefusal } from '../core/identity/act-as.ts';
 import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
 import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
 import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';

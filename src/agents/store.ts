@@ -1,8 +1,8 @@
 // Agent rows: insert, read, compare-and-set update, delete.
 import { and, eq } from 'drizzle-orm';
-import type { Database } from '../db/index.ts';
+import type { Database } from '../core/db/index.ts';
 import type { AgentRecord } from './record.ts';
-import { isUuid } from '../lib/ids.ts';
+import { isUuid } from '../core/lib/ids.ts';
 
 export type AgentChanges = Partial<Pick<AgentRecord, 'name' | 'desc' | 'status' | 'ownerId' | 'ownerType' | 'serviceAccountUserId' | 'metadata' | 'config' | 'policy'>>;
 

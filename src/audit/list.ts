@@ -1,10 +1,10 @@
 // GET /api/v1/audit: control-plane changes and runtime invocations through the list engine.
 // INSTANCE_ADMIN sees everything; ENDPOINT_ADMIN and COMPONENT_ADMIN see their workspaces' rows.
 import { Elysia } from 'elysia';
-import type { Database } from '../db/index.ts';
-import type { Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, type ListResult } from '../query/index.ts';
-import { listInWorkspaces } from '../query/scope.ts';
+import type { Database } from '../core/db/index.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import { defineResource, defineTable, type ListResult } from '../core/query/index.ts';
+import { listInWorkspaces } from '../core/query/scope.ts';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 

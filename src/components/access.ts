@@ -1,9 +1,9 @@
 // Who may see and change a component (DESIGN §2): 404 for the invisible (another workspace),
 // 403 for the visible but refused.
-import { isUuid } from '../lib/ids.ts';
-import { hasAnyRole, inWorkspace, type Principal } from '../auth/roles.ts';
-import { forbidden, notFound } from '../http/problem.ts';
-import type { Database } from '../db/index.ts';
+import { isUuid } from '../core/lib/ids.ts';
+import { hasAnyRole, inWorkspace, type Principal } from '../core/identity/roles.ts';
+import { forbidden, notFound } from '../core/http/problem.ts';
+import type { Database } from '../core/db/index.ts';
 import type { ComponentRecord } from './record.ts';
 import type { ComponentStore } from './store.ts';
 

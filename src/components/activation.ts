@@ -2,7 +2,7 @@
 // superseded, the Endpoint side is told inside the same transaction (it re-validates Endpoints
 // bound to latest), and the definition index version is bumped there too. The caller publishes
 // the returned version after commit.
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import { bumpIndexVersion } from '../endpoints/index-version.ts';
 import type { ComponentRecord, RevisionRecord } from './record.ts';
 import type { RevisionStore } from './revisions.ts';

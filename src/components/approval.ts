@@ -1,9 +1,9 @@
 // Approving a revision to run as the service accounts the approver's rights cover (./approval-rule.ts),
 // inside the caller's transaction: recorded in the audit trail, and the definition index version
 // moves so that runtimes pick it up. An approval the same principal gave already changes nothing.
-import type { Principal } from '../auth/roles.ts';
+import type { Principal } from '../core/identity/roles.ts';
 import { recordChange } from '../audit/record.ts';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import { bumpIndexVersion } from '../endpoints/index-version.ts';
 import type { Approval } from './approval-rule.ts';
 import type { ApprovalStore } from './approvals.ts';

@@ -4,7 +4,7 @@
 // (`config.plugins[].componentId`, `policy.plugins[].componentId`). JSON columns are narrowed with
 // a LIKE on their text (a UUID has no LIKE wildcards), then matched here, in either case.
 import { and, eq, like, or, sql, type AnyColumn } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 
 export interface Dependent {
   type: 'endpoint' | 'agent';

@@ -1,7 +1,7 @@
 // Deployment attempt rows of node components: created building, finished ready or failed, and at
 // most one per component marked active (the attempt whose revision is selected).
 import { and, desc, eq, inArray, lt } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import type { DeploymentRecord } from './record.ts';
 
 export class DeploymentStore {

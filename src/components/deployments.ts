@@ -2,11 +2,11 @@
 // request (the transpiled module is loaded in the executor's sandbox, which checks the default
 // export), and finishes `ready` or `failed` with its reason. Activating a ready attempt selects
 // its revision; activating an earlier ready one is the rollback. Saving code never does either.
-import type { Database } from '../db/index.ts';
-import type { Principal } from '../auth/roles.ts';
-import type { Logger } from '../lib/log.ts';
-import { ProblemError, notFound } from '../http/problem.ts';
-import { validBody } from '../http/body.ts';
+import type { Database } from '../core/db/index.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import type { Logger } from '../core/log.ts';
+import { ProblemError, notFound } from '../core/http/problem.ts';
+import { validBody } from '../core/http/body.ts';
 import { recordChange } from '../audit/record.ts';
 import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-version.ts';
 import { validators } from './schema.ts';
@@ -15,7 +15,7 @@ import { Activation, type ActiveRevisionHook } from './activation.ts';
 import { approveIn } from './approval.ts';
 import { approvalBy } from './approval-rule.ts';
 import { ApprovalStore } from './approvals.ts';
-import { lockRow } from '../db/row-lock.ts';
+import { lockRow } from '../core/db/row-lock.ts';
 import { ComponentStore } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { DeploymentStore } from './deployment-store.ts';

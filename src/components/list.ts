@@ -1,10 +1,10 @@
 // GET /api/v1/components, …/{id}/revisions and …/{id}/deployments through the list engine. Without
 // an explicit projection each row is the full record (a component with its latest and active
 // revisions, a revision with its content); with `fields`/`groupBy`/`distinct` rows are as selected.
-import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, parseListQueryPartly, runList, type ListQuery, type ListResource, type ListResult } from '../query/index.ts';
-import { listInWorkspaces } from '../query/scope.ts';
+import type { Database } from '../core/db/index.ts';
+import { isAdmin, type Principal } from '../core/identity/roles.ts';
+import { defineResource, defineTable, parseListQueryPartly, runList, type ListQuery, type ListResource, type ListResult } from '../core/query/index.ts';
+import { listInWorkspaces } from '../core/query/scope.ts';
 
 const revisionsTable = defineTable({
   name: 'component_revisions',

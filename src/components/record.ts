@@ -1,5 +1,5 @@
 // Components, their immutable revisions and node deployment attempts as the platform reasons about them (DESIGN §7).
-import type { Tables } from '../db/index.ts';
+import type { Tables } from '../core/db/index.ts';
 
 export const COMPONENT_KINDS = ['lowcode', 'node', 'json-validator'] as const;
 export type ComponentKind = (typeof COMPONENT_KINDS)[number];

@@ -2,10 +2,10 @@
 // and contract validation: a pinned digest names that exact revision; otherwise lowcode and
 // json-validator follow the latest active revision and node runs its selected ready revision.
 import { eq } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import type { ComponentRecord, RevisionRecord } from './record.ts';
 import { RevisionStore } from './revisions.ts';
-import { isUuid } from '../lib/ids.ts';
+import { isUuid } from '../core/lib/ids.ts';
 
 
 export interface ResolvedRevision {

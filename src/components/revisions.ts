@@ -1,6 +1,6 @@
 // Revision rows: immutable content, numbered per component; only the status ever changes.
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
-import type { Database, Orm, Tables } from '../db/index.ts';
+import type { Database, Orm, Tables } from '../core/db/index.ts';
 import { contentFromStored, storedContent } from './content.ts';
 import type { ComponentKind, RevisionRecord, RevisionStatus } from './record.ts';
 

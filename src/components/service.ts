@@ -1,12 +1,12 @@
 // Component operations with their rules (DESIGN §7): create, read, PATCH with optimistic locking
 // (changed content saves a new immutable revision, identical content none), delete unless
 // something depends on it, and the revision history.
-import type { Database, Orm } from '../db/index.ts';
-import { inWorkspace, type Principal } from '../auth/roles.ts';
-import { creationWorkspace, WorkspaceStore } from '../auth/workspaces.ts';
-import { ProblemError, notFound } from '../http/problem.ts';
-import { validBody } from '../http/body.ts';
-import { isForeignKeyViolation } from '../db/errors.ts';
+import type { Database, Orm } from '../core/db/index.ts';
+import { inWorkspace, type Principal } from '../core/identity/roles.ts';
+import { creationWorkspace, WorkspaceStore } from '../core/identity/workspaces.ts';
+import { ProblemError, notFound } from '../core/http/problem.ts';
+import { validBody } from '../core/http/body.ts';
+import { isForeignKeyViolation } from '../core/db/errors.ts';
 import { recordChange } from '../audit/record.ts';
 import type { IndexPublisher } from '../endpoints/index-version.ts';
 import { validators, type ComponentUpdateBody } from './schema.ts';
@@ -16,8 +16,8 @@ import { contentDigest } from './digest.ts';
 import type { SourceChecker } from './source-checker.ts';
 import { assertCanRead, assertCanWrite, assertId, loadComponent } from './access.ts';
 import { assertPreconditions, versionConflict } from './locking.ts';
-import { preconditionFailed } from '../http/etag.ts';
-import { lockRow } from '../db/row-lock.ts';
+import { preconditionFailed } from '../core/http/etag.ts';
+import { lockRow } from '../core/db/row-lock.ts';
 import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
 import { approveIn } from './approval.ts';

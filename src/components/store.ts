@@ -1,7 +1,7 @@
 // Component rows: insert, read, versioned updates, delete. Every method runs on the `q` it is
 // given, so the services can compose them inside one transaction.
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import type { ComponentRecord } from './record.ts';
 
 export type ComponentChanges = Partial<Pick<ComponentRecord, 'name' | 'description' | 'latestRevisionId' | 'activeRevisionId'>>;

@@ -3,11 +3,11 @@
 // ready revision. As a service account, only a revision approved for it runs (components'
 // revisionToRun). Reads go through the caller's handle so they can join its transaction.
 import { and, desc, eq, ne } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
-import type { Rights } from '../auth/coverage.ts';
+import type { Database, Orm } from '../core/db/index.ts';
+import type { Rights } from '../core/identity/coverage.ts';
 import { ApprovalStore, revisionToRun } from '../components/index.ts';
 import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
-import { lockRow } from '../db/row-lock.ts';
+import { lockRow } from '../core/db/row-lock.ts';
 
 export interface BoundRevision extends ResolvedRevision {
   number: number;

@@ -1,8 +1,8 @@
 // Contract validation of an Endpoint definition (issue 4 item 4): is everything it names usable,
 // and is its response mode consistent? Errors block activation; warnings are advice.
-import type { Principal } from '../auth/roles.ts';
-import type { Orm } from '../db/index.ts';
-import type { Rights } from '../auth/coverage.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import type { Orm } from '../core/db/index.ts';
+import type { Rights } from '../core/identity/coverage.ts';
 import type { ContractIssue, ContractStatus, EndpointRecord } from './schema.ts';
 import { staticHeaderViolations } from './static-headers.ts';
 import { executionAccountIdOf, executionModeOf, type EndpointSettings } from './settings.ts';

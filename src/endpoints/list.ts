@@ -1,9 +1,9 @@
 // GET /api/v1/endpoints through the list engine. Rows come back in the definition's API shape:
 // the stored `definition` document is spread into the row when it is selected.
-import type { Database } from '../db/index.ts';
-import type { Principal } from '../auth/roles.ts';
-import { defineResource, defineTable, type ListResult } from '../query/index.ts';
-import { listInWorkspaces } from '../query/scope.ts';
+import type { Database } from '../core/db/index.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import { defineResource, defineTable, type ListResult } from '../core/query/index.ts';
+import { listInWorkspaces } from '../core/query/scope.ts';
 
 export const endpointsTable = defineTable({
   name: 'endpoints',

@@ -1,8 +1,8 @@
 // Serves the generated OpenAPI documents: the active Endpoints the caller may see, with output
 // schemas taken from node components' declared results where known.
-import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../auth/roles.ts';
-import { notFound } from '../http/problem.ts';
+import type { Database } from '../core/db/index.ts';
+import { isAdmin, type Principal } from '../core/identity/roles.ts';
+import { notFound } from '../core/http/problem.ts';
 import { buildEndpointsOpenApi, type OpenApiEndpoint } from './openapi.ts';
 import { activeEndpoints } from './index-snapshot.ts';
 import type { TableComponentLookup } from './component-lookup.ts';

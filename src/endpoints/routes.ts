@@ -2,8 +2,8 @@
 import { Elysia } from 'elysia';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
-import { etagOf } from '../http/etag.ts';
-import type { Database } from '../db/index.ts';
+import { etagOf } from '../core/http/etag.ts';
+import type { Database } from '../core/db/index.ts';
 import { EndpointCreateBody, EndpointSettingsBody, EndpointUpdateBody } from './schema.ts';
 import { endpointJson } from './json.ts';
 import type { EndpointService } from './service.ts';

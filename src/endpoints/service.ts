@@ -2,22 +2,22 @@
 // route-conflict detection, contract validation, delete; each runtime-affecting change bumps the
 // index version in its transaction and is published after the commit.
 import { eq } from 'drizzle-orm';
-import { isUuid } from '../lib/ids.ts';
-import type { Database, Orm } from '../db/index.ts';
-import { assertIfMatch } from '../http/etag.ts';
-import { inWorkspace, isAdmin, type Principal } from '../auth/roles.ts';
-import { creationWorkspace, WorkspaceStore } from '../auth/workspaces.ts';
+import { isUuid } from '../core/lib/ids.ts';
+import type { Database, Orm } from '../core/db/index.ts';
+import { assertIfMatch } from '../core/http/etag.ts';
+import { inWorkspace, isAdmin, type Principal } from '../core/identity/roles.ts';
+import { creationWorkspace, WorkspaceStore } from '../core/identity/workspaces.ts';
 import { recordChange } from '../audit/record.ts';
-import { isUniqueViolation } from '../db/errors.ts';
-import { validBody } from '../http/body.ts';
-import { ProblemError, notFound, type Violation } from '../http/problem.ts';
+import { isUniqueViolation } from '../core/db/errors.ts';
+import { validBody } from '../core/http/body.ts';
+import { ProblemError, notFound, type Violation } from '../core/http/problem.ts';
 import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
 import { validateContract, type ContractDeps } from './contract.ts';
 import { pathViolations, routeShape } from './path.ts';
 import { staticHeaderViolations } from './static-headers.ts';
 import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from './schema.ts';
 import type { EndpointStore } from './store.ts';
-import { actAsRefusal } from '../auth/act-as.ts';
+import { actAsRefusal } from '../core/identity/act-as.ts';
 
 export interface EndpointServiceDeps {
   db: Database;

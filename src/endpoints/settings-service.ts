@@ -1,10 +1,10 @@
 // GET/PUT/DELETE /api/v1/endpoints/settings: the instance's Endpoint execution defaults.
-import type { Database } from '../db/index.ts';
-import type { Principal } from '../auth/roles.ts';
-import { loadPrincipal } from '../auth/principals.ts';
+import type { Database } from '../core/db/index.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import { loadPrincipal } from '../core/identity/principals.ts';
 import { recordChange } from '../audit/record.ts';
-import { validBody } from '../http/body.ts';
-import { ProblemError, type Violation } from '../http/problem.ts';
+import { validBody } from '../core/http/body.ts';
+import { ProblemError, type Violation } from '../core/http/problem.ts';
 import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
 import { validators } from './schema.ts';
 import { deleteSettings, readSettings, writeSettings, type EndpointSettings } from './settings.ts';

@@ -1,19 +1,19 @@
 // Run operations: start (refused on a DISABLED agent), read, cancel, and the events list, with
 // access decided through the run's agent (404 for unknown or invisible runs).
-import type { Principal } from '../auth/roles.ts';
-import { hasAnyRole, isAdmin } from '../auth/roles.ts';
-import { ProblemError, notFound } from '../http/problem.ts';
+import type { Principal } from '../core/identity/roles.ts';
+import { hasAnyRole, isAdmin } from '../core/identity/roles.ts';
+import { ProblemError, notFound } from '../core/http/problem.ts';
 import type { AgentService } from '../agents/service.ts';
 import { assertCanRead, isOwner } from '../agents/access.ts';
 import type { AgentRecord } from '../agents/record.ts';
-import type { Database } from '../db/index.ts';
-import { runList, parseListQueryPartly, type ListResult } from '../query/index.ts';
-import type { FilterInput } from '../query/run.ts';
-import { runEventsResource } from '../query/resources/run-events.ts';
+import type { Database } from '../core/db/index.ts';
+import { runList, parseListQueryPartly, type ListResult } from '../core/query/index.ts';
+import type { FilterInput } from '../core/query/run.ts';
+import { runEventsResource } from '../core/query/resources/run-events.ts';
 import { FINAL_STATES, type RunRecord } from './record.ts';
 import type { ParentCheck, RunStore } from './store.ts';
-import { compile } from '../http/validate.ts';
-import { validBody, NO_BODY } from '../http/body.ts';
+import { compile } from '../core/http/validate.ts';
+import { validBody, NO_BODY } from '../core/http/body.ts';
 import { Type } from '@sinclair/typebox';
 
 export const RunCreateBody = Type.Object(

@@ -1,9 +1,9 @@
 // Runs and their event log. Each event's `seq` comes from a per-run counter bumped in the same
 // transaction, so concurrent appends to one run get distinct, increasing numbers on both databases.
 import { and, count, eq, sql } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import type { NewEvent, RunRecord, RunStatus } from './record.ts';
-import { isUuid } from '../lib/ids.ts';
+import { isUuid } from '../core/lib/ids.ts';
 
 type RunRow = Database['t']['runs']['$inferSelect'];
 

@@ -2,7 +2,7 @@
 // inside the bound that must pass and one just outside that must fail at exactly `pointer`.
 // Shared by the schema test and the HTTP tests (PATCH/POST each body, expect 2xx or 422 there).
 import { AgentEnums, MCP_URL_MAX_LENGTH, METADATA_MAX_BYTES, METADATA_MAX_KEYS } from '../../src/agents/schema.ts';
-import type { ProblemCode } from '../../src/http/problem.ts';
+import type { ProblemCode } from '../../src/core/http/problem.ts';
 
 export type Body = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // The rule every caller applies to decide what runs as a service account (src/components/approval-rule.ts
-// over src/auth/coverage.ts), on its own: which approvals cover which accounts, and which revision runs.
+// over src/core/identity/coverage.ts), on its own: which approvals cover which accounts, and which revision runs.
 import { describe, expect, test } from 'bun:test';
-import { covers, rightsGap } from '../../src/auth/coverage.ts';
+import { covers, rightsGap } from '../../src/core/identity/coverage.ts';
 import { approvedFor, revisionToRun, type ApprovedRevision } from '../../src/components/approval-rule.ts';
 
 const rights = (roles: string[], workspaceIds = ['w']) => ({ roles, workspaceIds });

@@ -8,7 +8,7 @@ import { startComponentHarness, type ComponentHarness } from './harness.ts';
 import { resolveRevision } from '../../src/components/index.ts';
 import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
 import { DeploymentService } from '../../src/components/deployments.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 
 type Revision = { id: string; number: number; digest: string; status: string };
 type Component = { id: string; version: number; latestRevision: Revision | null; activeRevision: Revision | null };

@@ -4,19 +4,19 @@
 // executor (worker isolation) is the deployment verifier, and recorders stand in for the
 // Endpoint-side hook and the index publisher.
 import { Elysia } from 'elysia';
-import { loadConfig } from '../../src/config.ts';
-import { openDatabase, type Database } from '../../src/db/index.ts';
-import { PrincipalStore } from '../../src/auth/principals.ts';
-import { WorkspaceStore } from '../../src/auth/workspaces.ts';
-import { GroupStore } from '../../src/auth/groups.ts';
-import { CredentialResolver } from '../../src/auth/credentials.ts';
-import { createJwtService } from '../../src/auth/jwt.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import { openDatabase, type Database } from '../../src/core/db/index.ts';
+import { PrincipalStore } from '../../src/core/identity/principals.ts';
+import { WorkspaceStore } from '../../src/core/identity/workspaces.ts';
+import { GroupStore } from '../../src/core/identity/groups.ts';
+import { CredentialResolver } from '../../src/core/identity/credentials.ts';
+import { createJwtService } from '../../src/core/identity/jwt.ts';
 import { AccountService } from '../../src/accounts/service.ts';
 import { noPublisher } from '../../src/endpoints/index-version.ts';
 import { bootstrap, jwtSecret } from '../../src/bootstrap.ts';
-import type { Principal } from '../../src/auth/roles.ts';
+import type { Principal } from '../../src/core/identity/roles.ts';
 import { httpConventions } from '../../src/http/plugin.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import { ComponentService, DeploymentService, SourceChecker, componentRoutes, type ComponentRecord, type RevisionRecord } from '../../src/components/index.ts';
 import { createExecutor, type Executor } from '../../runtime/executor/index.ts';
 import type { DatabaseCase } from '../helpers/databases.ts';

@@ -3,7 +3,7 @@
 // limit passes, and the event loop serves on meanwhile.
 import { afterAll, expect, test } from 'bun:test';
 import { SourceChecker } from '../../src/components/source-checker.ts';
-import { ProblemError } from '../../src/http/problem.ts';
+import { ProblemError } from '../../src/core/http/problem.ts';
 
 const exponential = (n: number): string => '<T>('.repeat(n) + 'x' + ')'.repeat(n);
 const checker = new SourceChecker(500);

@@ -1,8 +1,8 @@
 // Test harness: a whole control plane on an in-memory database (or Postgres), driven in-process.
 import { afterAll, beforeAll } from 'bun:test';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/core/config.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
 import { dropPostgresSchema } from './databases.ts';

@@ -3,8 +3,8 @@
 // same id), and string bounds count characters (code points) as JSON Schema does, not UTF-16 units.
 import { describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
-import { validBody } from '../../src/http/body.ts';
-import { compile } from '../../src/http/validate.ts';
+import { validBody } from '../../src/core/http/body.ts';
+import { compile } from '../../src/core/http/validate.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const schema = compile(Type.Object({

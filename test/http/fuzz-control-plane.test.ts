@@ -26,10 +26,10 @@ import { SignJWT } from 'jose';
 import { sql } from 'drizzle-orm';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { loadConfig } from '../../src/config.ts';
-import { CONTROL_PLANE_TARGET_LIMIT } from '../../src/http/request-target.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import { CONTROL_PLANE_TARGET_LIMIT } from '../../src/core/http/request-target.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
-import type { Logger } from '../../src/lib/log.ts';
+import type { Logger } from '../../src/core/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/types.ts';
 import { ADMIN_KEY } from '../helpers/platform.ts';
@@ -981,7 +981,7 @@ const OPS = [
 const ORDERED_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'notIn', 'any', 'isNull', 'isNotNull', 'between'];
 const STRING_OPS = [...ORDERED_OPS, 'like', 'notLike', 'ilike', 'notILike', 'startsWith', 'endsWith'];
 const JSON_OPS = ['isNull', 'isNotNull', 'contains', 'containedBy', 'jsonArrayHas', 'jsonArrayHasAny', 'jsonArrayHasAll', 'arrayHas', 'arrayHasAny', 'arrayHasAll', 'arrayContainedBy'];
-/** The operators each field type takes (src/query/operators.ts), so that most predicates compile. */
+/** The operators each field type takes (src/core/query/operators.ts), so that most predicates compile. */
 const OPS_BY_TYPE: Record<FieldType, string[]> = {
   uuid: ['eq', 'ne', 'in', 'notIn', 'any', 'isNull', 'isNotNull'],
   string: STRING_OPS,

@@ -1,7 +1,7 @@
-// A port bound before the platform behind it is built (src/http/listener.ts): until then every
+// A port bound before the platform behind it is built (src/core/http/listener.ts): until then every
 // request is a 503 problem+json with x-svc-oid and Retry-After; from then on the handler answers.
 import { expect, test } from 'bun:test';
-import { listen } from '../../src/http/listener.ts';
+import { listen } from '../../src/core/http/listener.ts';
 
 test('before its handler is set a bound port answers 503 problem+json; then the handler answers', async () => {
   const listener = listen(0);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { ADMIN_KEY } from '../helpers/platform.ts';
 import { tempDir } from '../helpers/temp.ts';
-import { CONTROL_PLANE_TARGET_LIMIT, RUNTIME_TARGET_LIMIT } from '../../src/http/request-target.ts';
+import { CONTROL_PLANE_TARGET_LIMIT, RUNTIME_TARGET_LIMIT } from '../../src/core/http/request-target.ts';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const scripts = ((await Bun.file(join(ROOT, 'package.json')).json()) as { scripts: Record<string, string> }).scripts;

@@ -1,7 +1,7 @@
 // api.log(...) lines reach the runtime's log with the Endpoint and execution they came from,
 // rate-limited across components.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Logger } from '../../src/lib/log.ts';
+import type { Logger } from '../../src/core/log.ts';
 import { ComponentLog } from '../../runtime/component-log.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 

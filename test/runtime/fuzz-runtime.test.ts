@@ -22,7 +22,7 @@ import { connect } from 'node:net';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { ADMIN_KEY } from '../helpers/platform.ts';
 import { jsonNesting } from '../helpers/json-model.ts';
-import { RUNTIME_TARGET_LIMIT } from '../../src/http/request-target.ts';
+import { RUNTIME_TARGET_LIMIT } from '../../src/core/http/request-target.ts';
 
 const LIMIT = 1024 * 1024;
 const MAX_DEPTH = 128;
@@ -886,7 +886,7 @@ describe('the runtime origin under random requests', () => {
   });
 });
 
-// Reduced from counterexamples of the properties above (both were bugs in src/http/body.ts).
+// Reduced from counterexamples of the properties above (both were bugs in src/core/http/body.ts).
 describe('what the fuzzer found', () => {
   const auth: [string, string] = ['Authorization', `Bearer ${ADMIN_KEY}`];
 

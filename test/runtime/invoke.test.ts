@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { activateDeployment, deployed as deployedVia } from '../helpers/deployments.ts';
-import { SYSTEM_PRINCIPAL_ID } from '../../src/auth/roles.ts';
+import { SYSTEM_PRINCIPAL_ID } from '../../src/core/identity/roles.ts';
 
 let s: Stack;
 let invoker: { id: string; key: string };

@@ -14,10 +14,10 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { startRuntimeProcess, type RuntimeProcess } from '../helpers/runtime-process.ts';
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
 import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
-import { CREDENTIAL_CACHE_MS } from '../../src/auth/credentials.ts';
-import { REDIS_COMMAND_TIMEOUT_MS, indexKeys, type IndexKeys } from '../../src/lib/redis.ts';
-import { WorkspaceStore } from '../../src/auth/workspaces.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { CREDENTIAL_CACHE_MS } from '../../src/core/identity/credentials.ts';
+import { REDIS_COMMAND_TIMEOUT_MS, indexKeys, type IndexKeys } from '../../src/core/redis.ts';
+import { WorkspaceStore } from '../../src/core/identity/workspaces.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 const CI = process.env.CI === 'true';

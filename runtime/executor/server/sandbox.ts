@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../limits.ts';
 import { entriesOf, isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
-import { processAlive } from '../../../src/lib/process-alive.ts';
+import { processAlive } from '../../../src/core/lib/process-alive.ts';
 
 export const UNPRIVILEGED_ID = 65534;
 

@@ -3,7 +3,7 @@
 import type { EndpointRecord } from '../schema.ts';
 import { ResponseSet } from './responses.ts';
 import type { JsonObject, SchemaComponents } from './schemas.ts';
-import { carriesNoContent } from '../../http/status.ts';
+import { carriesNoContent } from '../../core/http/status.ts';
 import { isServedHeader } from '../static-headers.ts';
 
 export interface OperationSource {

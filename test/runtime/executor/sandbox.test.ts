@@ -151,7 +151,7 @@ describe('sandbox (process isolation)', () => {
       try {
         chmodSync(checkout, 0o755);
         const root = join(import.meta.dir, '..', '..', '..');
-        for (const dir of ['runtime', join('src', 'http'), join('src', 'lib')]) cpSync(join(root, dir), join(checkout, dir), { recursive: true });
+        for (const dir of ['runtime', join('src', 'core')]) cpSync(join(root, dir), join(checkout, dir), { recursive: true });
         const child = Bun.spawn([process.execPath, join(import.meta.dir, 'fixtures', 'run-one.ts'), join(checkout, 'runtime', 'executor', 'index.ts')], {
           stdout: 'pipe',
           stderr: 'pipe',

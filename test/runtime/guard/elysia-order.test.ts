@@ -5,7 +5,7 @@
 import { expect, test } from 'bun:test';
 import 'elysia';
 import { compileGuardSchema } from '../../../runtime/guard/index.ts';
-import { compile } from '../../../src/http/validate.ts';
+import { compile } from '../../../src/core/http/validate.ts';
 import { Type } from '@sinclair/typebox';
 
 const guard = (format: string) => {

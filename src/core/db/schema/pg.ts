@@ -1,0 +1,266 @@
+// Postgres tables (scale-out). Mirrors ./sqlite.ts column for column: ids as uuid,
+// timestamps as timestamptz(3), JSON and arrays as jsonb, booleans as boolean. Generated from
+// sqlite.ts by scripts/mirror-pg-schema.sh; test/core/db/schema.test.ts checks they agree.
+import { sql } from 'drizzle-orm';
+import { pgTable, text, integer, bigserial, boolean, jsonb, timestamp, uuid, primaryKey, index, uniqueIndex } from 'drizzle-orm/pg-core';
+
+const id = (name: string) => uuid(name);
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
+const json = <T>(name: string) => jsonb(name).$type<T>();
+const bool = (name: string) => boolean(name);
+
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: json<unknown>('value').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+});
+
+export const workspaces = pgTable('workspaces', {
+  id: id('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  createdAt: ts('created_at').notNull(),
+});
+
+export const principals = pgTable('principals', {
+  id: id('id').primaryKey(),
+  kind: text('kind').$type<'USER' | 'SERVICE_ACCOUNT' | 'SYSTEM'>().notNull(),
+  name: text('name').notNull(),
+  email: text('email'),
+  roles: json<string[]>('roles').notNull(),
+  platformAccess: bool('platform_access').notNull(),
+  active: bool('active').notNull(),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+}, (t) => [uniqueIndex('principals_email_idx').on(t.email)]);
+
+export const memberships = pgTable('memberships', {
+  principalId: id('principal_id').notNull().references(() => principals.id, { onDelete: 'cascade' }),
+  workspaceId: id('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  position: integer('position').notNull(),
+}, (t) => [primaryKey({ columns: [t.principalId, t.workspaceId] }), index('memberships_workspace_idx').on(t.workspaceId)]);
+
+export const groups = pgTable('groups', {
+  id: id('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: ts('created_at').notNull(),
+});
+
+export const groupMembers = pgTable('group_members', {
+  groupId: id('group_id').notNull().references(() => groups.id, { onDelete: 'cascade' }),
+  principalId: id('principal_id').notNull().references(() => principals.id, { onDelete: 'cascade' }),
+}, (t) => [primaryKey({ columns: [t.groupId, t.principalId] }), index('group_members_principal_idx').on(t.principalId)]);
+
+export const apiKeys = pgTable('api_keys', {
+  id: id('id').primaryKey(),
+  principalId: id('principal_id').notNull().references(() => principals.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  keyHash: text('key_hash').notNull().unique(),
+  expiresAt: ts('expires_at'),
+  revokedAt: ts('revoked_at'),
+  lastUsedAt: ts('last_used_at'),
+  createdAt: ts('created_at').notNull(),
+}, (t) => [index('api_keys_principal_idx').on(t.principalId)]);
+
+export const agents = pgTable('agents', {
+  id: id('id').primaryKey(),
+  workspaceId: id('workspace_id').notNull().references(() => workspaces.id),
+  name: text('name').notNull(),
+  desc: text('desc'),
+  status: text('status').$type<'ACTIVE' | 'PAUSED' | 'DISABLED'>().notNull(),
+  ownerId: id('owner_id').notNull(),
+  ownerType: text('owner_type').$type<'USER' | 'GROUP' | 'SERVICE_ACCOUNT'>().notNull(),
+  serviceAccountUserId: id('service_account_user_id'),
+  metadata: json<Record<string, unknown>>('metadata').notNull(),
+  config: json<Record<string, unknown>>('config').notNull(),
+  policy: json<Record<string, unknown>>('policy').notNull(),
+  version: integer('version').notNull(),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+}, (t) => [index('agents_workspace_idx').on(t.workspaceId, t.createdAt)]);
+
+export const runs = pgTable('runs', {
+  id: id('id').primaryKey(),
+  agentId: id('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  workspaceId: id('workspace_id').notNull(),
+  rootRunId: id('root_run_id').notNull(),
+  parentRunId: id('parent_run_id'),
+  status: text('status').notNull(),
+  stopReason: text('stop_reason'),
+  input: json<unknown>('input'),
+  createdBy: text('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+  startedAt: ts('started_at'),
+  endedAt: ts('ended_at'),
+  tickCount: integer('tick_count').notNull(),
+  eventSeq: integer('event_seq').notNull(),
+}, (t) => [
+  index('runs_agent_idx').on(t.agentId, t.createdAt),
+  index('runs_root_idx').on(t.rootRunId),
+  index('runs_status_idx').on(t.status, t.createdAt),
+]);
+
+export const events = pgTable('events', {
+  id: id('id').primaryKey(),
+  runId: id('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+  rootRunId: id('root_run_id').notNull(),
+  parentRunId: id('parent_run_id'),
+  seq: integer('seq').notNull(),
+  type: text('type').notNull(),
+  tickIndex: integer('tick_index'),
+  actor: text('actor').notNull(),
+  data: json<unknown>('data'),
+  createdAt: ts('created_at').notNull(),
+}, (t) => [
+  uniqueIndex('events_run_seq_idx').on(t.runId, t.seq),
+  index('events_run_type_idx').on(t.runId, t.type),
+  // Serves run-tree listings sorted by time (and plain rootRunId lookups by its prefix).
+  index('events_root_created_idx').on(t.rootRunId, t.createdAt),
+]);
+
+// --- Components, deployments, Endpoints, the definition index, audit and statistics ------------
+
+export const components = pgTable('components', {
+  id: id('id').primaryKey(),
+  workspaceId: id('workspace_id').notNull().references(() => workspaces.id),
+  name: text('name').notNull(),
+  kind: text('kind').$type<'lowcode' | 'node' | 'json-validator'>().notNull(),
+  description: text('description'),
+  latestRevisionId: id('latest_revision_id'),
+  /** lowcode/json-validator: the latest active revision; node: the selected ready revision. */
+  activeRevisionId: id('active_revision_id'),
+  version: integer('version').notNull(),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+}, (t) => [index('components_workspace_idx').on(t.workspaceId, t.createdAt)]);
+
+export const componentRevisions = pgTable('component_revisions', {
+  id: id('id').primaryKey(),
+  componentId: id('component_id').notNull().references(() => components.id, { onDelete: 'cascade' }),
+  number: integer('number').notNull(),
+  digest: text('digest').notNull(),
+  status: text('status').$type<'active' | 'pending' | 'superseded'>().notNull(),
+  /** The canonical content: {elements} | {source, results} | {schema}. */
+  content: json<Record<string, unknown>>('content').notNull(),
+  /**
+   * node: what an older server transpiled at save time. No longer written nor read: modules are
+   * transpiled in the executor's sandbox (issue #20); the column stays for old databases.
+   */
+  compiled: text('compiled'),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+}, (t) => [
+  uniqueIndex('component_revisions_number_idx').on(t.componentId, t.number),
+  index('component_revisions_digest_idx').on(t.componentId, t.digest),
+]);
+
+/**
+ * Approvals of a revision to run as a service account (spec, Authentication rule 9, extended to
+ * every account): its author's by saving it, an activator's, or an explicit one. Each keeps the
+ * approver's roles and workspaces as they were then: it counts for the accounts those cover.
+ */
+export const revisionApprovals = pgTable('revision_approvals', {
+  /** Insertion order: the first approval by an INSTANCE_ADMIN is the one `approvedBy` names. */
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  revisionId: id('revision_id').notNull().references(() => componentRevisions.id, { onDelete: 'cascade' }),
+  principalId: id('principal_id').notNull(),
+  roles: json<string[]>('roles').notNull(),
+  workspaceIds: json<string[]>('workspace_ids').notNull(),
+  approvedAt: ts('approved_at').notNull(),
+}, (t) => [index('revision_approvals_revision_idx').on(t.revisionId)]);
+
+export const deployments = pgTable('deployments', {
+  id: id('id').primaryKey(),
+  componentId: id('component_id').notNull().references(() => components.id, { onDelete: 'cascade' }),
+  revisionId: id('revision_id').notNull().references(() => componentRevisions.id, { onDelete: 'cascade' }),
+  status: text('status').$type<'building' | 'ready' | 'failed'>().notNull(),
+  error: text('error'),
+  active: bool('active').notNull(),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+  readyAt: ts('ready_at'),
+}, (t) => [index('deployments_component_idx').on(t.componentId, t.createdAt)]);
+
+export const endpoints = pgTable('endpoints', {
+  id: id('id').primaryKey(),
+  workspaceId: id('workspace_id').notNull().references(() => workspaces.id),
+  name: text('name').notNull(),
+  description: text('description'),
+  method: text('method').notNull(),
+  path: text('path').notNull(),
+  /** Method + path with named segments blanked (`GET /orders/:`): equal shapes conflict. */
+  shape: text('shape').notNull(),
+  status: text('status').$type<'active' | 'disabled'>().notNull(),
+  componentId: id('component_id'),
+  /** The json-validator component of a component guard (denormalised for dependency lookups). */
+  guardComponentId: id('guard_component_id'),
+  /** Everything else of the definition (guard, response mode, policy, inputs, timeoutMs…). */
+  definition: json<Record<string, unknown>>('definition').notNull(),
+  contractStatus: json<Record<string, unknown>>('contract_status'),
+  version: integer('version').notNull(),
+  createdBy: id('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+}, (t) => [
+  index('endpoints_workspace_idx').on(t.workspaceId, t.createdAt),
+  index('endpoints_component_idx').on(t.componentId),
+  index('endpoints_guard_component_idx').on(t.guardComponentId),
+  // Two active definitions can never share a shape, whatever the race between activations.
+  uniqueIndex('endpoints_active_shape_idx').on(t.shape).where(sql`status = 'active'`),
+]);
+
+/** One row: the definition index version, bumped in the transaction of every runtime-affecting change. */
+export const indexState = pgTable('index_state', {
+  id: integer('id').primaryKey(),
+  version: integer('version').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+});
+
+export const audit = pgTable('audit', {
+  /**
+   * Insertion order and the storage key (SQLite's rowid): rows append in place, with no separate
+   * primary-key index to keep. `id` is the public identifier; it is not indexed, since invocation
+   * rows arrive by the thousand per second and every index adds to the cost of each one.
+   */
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  id: id('id').notNull(),
+  at: ts('at').notNull(),
+  /** `change` (control plane) or `invocation` (runtime). */
+  kind: text('kind').$type<'change' | 'invocation'>().notNull(),
+  action: text('action').notNull(),
+  actorId: id('actor_id'),
+  executionAccountId: id('execution_account_id'),
+  resourceType: text('resource_type').notNull(),
+  resourceId: id('resource_id'),
+  workspaceId: id('workspace_id'),
+  beforeVersion: integer('before_version'),
+  afterVersion: integer('after_version'),
+  status: integer('status'),
+  durationMs: integer('duration_ms'),
+  oid: text('oid'),
+  executionId: id('execution_id'),
+  details: json<Record<string, unknown>>('details'),
+}, (t) => [
+  // Monotonic keys: each insert appends at the right edge of the index.
+  index('audit_at_idx').on(t.at),
+  // Changes by resource; invocation rows (kind 'invocation') stay out of it, and out of any index
+  // on actor: each one would double the cost of writing them. Their filters are bounded by `at`.
+  index('audit_change_resource_idx').on(t.resourceType, t.resourceId, t.at).where(sql`kind = 'change'`),
+]);
+
+export const endpointStats = pgTable('endpoint_stats', {
+  endpointId: id('endpoint_id').primaryKey(),
+  invocations: integer('invocations').notNull(),
+  status2xx: integer('status_2xx').notNull(),
+  status3xx: integer('status_3xx').notNull(),
+  status4xx: integer('status_4xx').notNull(),
+  status5xx: integer('status_5xx').notNull(),
+  lastInvokedAt: ts('last_invoked_at'),
+});
+
+/** Invocation counts per latency bucket (bounds in src/endpoints/statistics.ts); incremented atomically. */
+export const endpointLatency = pgTable('endpoint_latency', {
+  endpointId: id('endpoint_id').notNull(),
+  bucket: integer('bucket').notNull(),
+  count: integer('count').notNull(),
+}, (t) => [primaryKey({ columns: [t.endpointId, t.bucket] })]);
