@@ -1,6 +1,5 @@
 // Import rules of the code base (README "Architecture"), checked by `npm test`
-// (test/architecture.test.ts). `error` rules hold and must keep holding; the `warn` rule is the
-// rest of issue #21 (the index contract still lives in src/endpoints/) and becomes an error then.
+// (test/architecture.test.ts); a file that breaks one fails the run.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -41,8 +40,8 @@ module.exports = {
     },
     {
       name: 'runtime-imports-only-core',
-      severity: 'warn',
-      comment: 'Target (issue #21): runtime/ imports only src/core/ and itself.',
+      severity: 'error',
+      comment: 'runtime/ imports only src/core/ and itself: the origins share src/core/, neither reaches into the other.',
       from: { path: '^runtime/' },
       to: { path: '^src/', pathNot: '^src/core/' },
     },

@@ -3,9 +3,9 @@
 import type { Principal } from '../src/core/identity/roles.ts';
 import { SYSTEM_PRINCIPAL_ID } from '../src/core/identity/roles.ts';
 import { ProblemError } from '../src/core/http/problem.ts';
-import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../src/endpoints/settings.ts';
+import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../src/core/definitions/settings.ts';
 import type { Rights } from '../src/core/identity/coverage.ts';
-import type { ExecutionPolicy } from '../src/endpoints/schema.ts';
+import type { ExecutionPolicy } from '../src/core/definitions/schema.ts';
 import type { CurrentUser } from './executor/types.ts';
 
 export interface ExecutionIdentity {

@@ -4,7 +4,7 @@ import type { ComponentResult, ExecutionOutcome } from './executor/types.ts';
 import type { CompiledGuard } from './guard/index.ts';
 import { ProblemError } from '../src/core/http/problem.ts';
 import { carriesNoContent } from '../src/core/http/status.ts';
-import { isServedHeader } from '../src/endpoints/static-headers.ts';
+import { isServedHeader } from '../src/core/definitions/static-headers.ts';
 
 const JSON_TYPE = 'application/json';
 

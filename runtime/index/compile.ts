@@ -4,7 +4,7 @@ import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
 import { GuardCache, type CompiledGuard } from '../guard/index.ts';
 import type { CodeRevision } from '../executor/types.ts';
 import { prepareStatic, type PreparedStatic } from '../respond.ts';
-import type { IndexSnapshot, SnapshotEndpoint } from '../../src/endpoints/index-snapshot.ts';
+import type { IndexSnapshot, SnapshotEndpoint } from '../../src/core/definitions/index-snapshot.ts';
 import type { CompiledEndpoint, RuntimeIndex } from './compiled.ts';
 
 export interface CompileReport {
@@ -70,7 +70,7 @@ export function compileIndex(snapshot: IndexSnapshot, guards = new GuardCache())
 
 /**
  * Static responses as served, made once per definition object: the control plane hands an
- * unchanged definition to the next build as the same object (src/endpoints/index-snapshot.ts),
+ * unchanged definition to the next build as the same object (src/core/definitions/index-snapshot.ts),
  * and serializing a large body again on every change anywhere held the serving thread.
  */
 const preparedStatics = new WeakMap<object, PreparedStatic>();

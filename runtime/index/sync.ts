@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../src/core/log.ts';
 import { REDIS_COMMAND_TIMEOUT_MS, redisAnswers, type IndexKeys } from '../../src/core/redis.ts';
-import { SNAPSHOT_FORMAT, type IndexSnapshot } from '../../src/endpoints/index-snapshot.ts';
+import { SNAPSHOT_FORMAT, type IndexSnapshot } from '../../src/core/definitions/index-snapshot.ts';
 import type { IndexHolder } from './holder.ts';
 
 export const DEFAULT_POLL_MS = 2000;

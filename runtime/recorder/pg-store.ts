@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 import { postgresClient } from '../../src/core/db/postgres/client.ts';
 import type { DatabaseLocation } from '../../src/core/db/index.ts';
-import { LATENCY_BOUNDS_MS } from '../../src/endpoints/statistics.ts';
+import { LATENCY_BOUNDS_MS } from '../../src/core/definitions/statistics.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';
 

@@ -2,7 +2,7 @@
 // (building a multi-row insert through the query builder costs ~3× the insert itself). Same rows
 // and the same statistics as write.ts; one short transaction per chunk.
 import { Database as SqliteClient, type SQLQueryBindings } from 'bun:sqlite';
-import { LATENCY_BOUNDS_MS } from '../../src/endpoints/statistics.ts';
+import { LATENCY_BOUNDS_MS } from '../../src/core/definitions/statistics.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';
 

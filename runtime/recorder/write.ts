@@ -3,7 +3,7 @@
 // (SQLite has one per database) is never held for long.
 import { and, asc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database } from '../../src/core/db/index.ts';
-import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/endpoints/statistics.ts';
+import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/core/definitions/statistics.ts';
 import type { InvocationRecord } from './types.ts';
 
 const CHUNK = 512;

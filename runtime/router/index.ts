@@ -15,5 +15,5 @@
 export type { RouteDefinition, RouteMatch, Router } from './types.ts';
 export { compileRouter, ROUTE_METHODS } from './compile.ts';
 export type { RouteMethod } from './compile.ts';
-export { parseRoutePath, routeShape, MAX_ROUTE_PATH_LENGTH } from './path.ts';
-export type { ParsedRoutePath, RouteSegment } from './path.ts';
+export { parseRoutePath, routeShape, MAX_ROUTE_PATH_LENGTH } from '../../src/core/definitions/route-path.ts';
+export type { ParsedRoutePath, RouteSegment } from '../../src/core/definitions/route-path.ts';

@@ -10,7 +10,7 @@ import { ProblemError, forbidden, invalidQuery, notFound } from '../core/http/pr
 import { isUuid } from '../core/lib/ids.ts';
 import { validators } from './schema.ts';
 import type { Database, Orm } from '../core/db/index.ts';
-import { bumpIndexVersion, type IndexPublisher } from '../endpoints/index-version.ts';
+import { bumpIndexVersion, type IndexPublisher } from '../core/definitions/index-version.ts';
 
 export interface AccountDeps {
   db: Database;

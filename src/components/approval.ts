@@ -4,9 +4,9 @@
 import type { Principal } from '../core/identity/roles.ts';
 import { recordChange } from '../audit/record.ts';
 import type { Database, Orm } from '../core/db/index.ts';
-import { bumpIndexVersion } from '../endpoints/index-version.ts';
-import type { Approval } from './approval-rule.ts';
-import type { ApprovalStore } from './approvals.ts';
+import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import type { Approval } from '../core/definitions/approval-rule.ts';
+import type { ApprovalStore } from '../core/definitions/approvals.ts';
 import type { ComponentRecord } from './record.ts';
 
 /** The new index version, or null when the approval was there already. */

@@ -1,5 +1,5 @@
 // The JSON shapes of components, revisions and deployments (DESIGN §7): timestamps as ISO strings.
-import { administratorApproval, type Approval } from './approval-rule.ts';
+import { administratorApproval, type Approval } from '../core/definitions/approval-rule.ts';
 import type { ComponentContent, ComponentView, DeploymentRecord, RevisionRecord } from './record.ts';
 
 /** The content fields of a revision as the API shows them (the kind is the component's). */

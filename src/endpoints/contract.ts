@@ -3,29 +3,12 @@
 import type { Principal } from '../core/identity/roles.ts';
 import type { Orm } from '../core/db/index.ts';
 import type { Rights } from '../core/identity/coverage.ts';
-import type { ContractIssue, ContractStatus, EndpointRecord } from './schema.ts';
-import { staticHeaderViolations } from './static-headers.ts';
-import { executionAccountIdOf, executionModeOf, type EndpointSettings } from './settings.ts';
+import type { ComponentKind, ComponentLookup, ResolvedRevision } from '../core/definitions/component-lookup.ts';
+import type { ContractIssue, ContractStatus, EndpointRecord } from '../core/definitions/schema.ts';
+import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
+import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../core/definitions/settings.ts';
 
-export type ComponentKind = 'lowcode' | 'node' | 'json-validator';
-
-export interface ResolvedRevision {
-  id: string;
-  digest: string;
-  content: Record<string, unknown>;
-}
-
-/** What contract validation needs to know about a bound component. */
-export interface ComponentLookup {
-  /** The component (null when absent) and the revision a binding runs: pinned digest, else latest active / selected ready. */
-  resolve(q: Orm, componentId: string, digest: string | undefined): Promise<{ component: { id: string; kind: ComponentKind; workspaceId: string }; revision: ResolvedRevision | null } | null>;
-  /** Whether a digest names a revision of the component. */
-  hasDigest(q: Orm, componentId: string, digest: string, workspaceId?: string): Promise<boolean>;
-  /** Inside a write that binds the component: a concurrent DELETE waits for it, then sees it used. */
-  hold(q: Orm, componentId: string): Promise<void>;
-  /** The id of the revision the binding runs as a service account with these rights; null when none is approved for it. */
-  revisionAs(q: Orm, componentId: string, digest: string | undefined, account: Rights): Promise<string | null>;
-}
+export type { ComponentKind, ComponentLookup, ResolvedRevision } from '../core/definitions/component-lookup.ts';
 
 export interface GuardCompiler {
   compile(schema: unknown): { ok: true } | { ok: false; errors: { pointer: string; message: string }[] };

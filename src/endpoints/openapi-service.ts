@@ -4,10 +4,10 @@ import type { Database } from '../core/db/index.ts';
 import { isAdmin, type Principal } from '../core/identity/roles.ts';
 import { notFound } from '../core/http/problem.ts';
 import { buildEndpointsOpenApi, type OpenApiEndpoint } from './openapi.ts';
-import { activeEndpoints } from './index-snapshot.ts';
-import type { TableComponentLookup } from './component-lookup.ts';
-import type { EndpointRecord } from './schema.ts';
-import type { EndpointStore } from './store.ts';
+import { activeEndpoints } from '../core/definitions/index-snapshot.ts';
+import type { TableComponentLookup } from '../core/definitions/component-lookup.ts';
+import type { EndpointRecord } from '../core/definitions/schema.ts';
+import type { EndpointStore } from '../core/definitions/store.ts';
 
 export class EndpointOpenApi {
   constructor(

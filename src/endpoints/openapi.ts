@@ -1,6 +1,6 @@
 // Generates the OpenAPI 3.1 document of the active Endpoints, served by
 // GET /api/v1/endpoints/openapi and GET /api/v1/endpoints/{endpointId}/openapi (DESIGN §8).
-import type { EndpointRecord } from './schema.ts';
+import type { EndpointRecord } from '../core/definitions/schema.ts';
 import { buildOperation } from './openapi/operation.ts';
 import { operationIds, paramNames, shapeOf, splitPath, templateOf, type PathSegment } from './openapi/paths.ts';
 import { responseComponents } from './openapi/responses.ts';

@@ -4,11 +4,11 @@ import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 import { etagOf } from '../core/http/etag.ts';
 import type { Database } from '../core/db/index.ts';
-import { EndpointCreateBody, EndpointSettingsBody, EndpointUpdateBody } from './schema.ts';
+import { EndpointCreateBody, EndpointSettingsBody, EndpointUpdateBody } from '../core/definitions/schema.ts';
 import { endpointJson } from './json.ts';
 import type { EndpointService } from './service.ts';
 import type { EndpointSettingsService } from './settings-service.ts';
-import { readStatistics } from './statistics.ts';
+import { readStatistics } from '../core/definitions/statistics.ts';
 import type { EndpointOpenApi } from './openapi-service.ts';
 import type { EndpointLister } from './list.ts';
 

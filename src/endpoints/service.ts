@@ -11,12 +11,12 @@ import { recordChange } from '../audit/record.ts';
 import { isUniqueViolation } from '../core/db/errors.ts';
 import { validBody } from '../core/http/body.ts';
 import { ProblemError, notFound, type Violation } from '../core/http/problem.ts';
-import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
+import { bumpIndexVersion, type IndexPublisher } from '../core/definitions/index-version.ts';
 import { validateContract, type ContractDeps } from './contract.ts';
-import { pathViolations, routeShape } from './path.ts';
-import { staticHeaderViolations } from './static-headers.ts';
-import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from './schema.ts';
-import type { EndpointStore } from './store.ts';
+import { pathViolations, routeShape } from '../core/definitions/path.ts';
+import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
+import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from '../core/definitions/schema.ts';
+import type { EndpointStore } from '../core/definitions/store.ts';
 import { actAsRefusal } from '../core/identity/act-as.ts';
 
 export interface EndpointServiceDeps {

@@ -5,9 +5,9 @@ import { loadPrincipal } from '../core/identity/principals.ts';
 import { recordChange } from '../audit/record.ts';
 import { validBody } from '../core/http/body.ts';
 import { ProblemError, type Violation } from '../core/http/problem.ts';
-import { bumpIndexVersion, type IndexPublisher } from './index-version.ts';
-import { validators } from './schema.ts';
-import { deleteSettings, readSettings, writeSettings, type EndpointSettings } from './settings.ts';
+import { bumpIndexVersion, type IndexPublisher } from '../core/definitions/index-version.ts';
+import { validators } from '../core/definitions/schema.ts';
+import { deleteSettings, readSettings, writeSettings, type EndpointSettings } from '../core/definitions/settings.ts';
 
 export class EndpointSettingsService {
   constructor(private readonly db: Database, private readonly publisher: IndexPublisher) {}

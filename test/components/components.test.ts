@@ -5,7 +5,7 @@ import { and, eq } from 'drizzle-orm';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 import { startComponentHarness, type ComponentHarness } from './harness.ts';
 import { resolveRevision } from '../../src/components/index.ts';
-import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
+import { currentIndexVersion } from '../../src/core/definitions/index-version.ts';
 
 type Revision = { id: string; number: number; digest: string; status: string; createdBy: string; createdAt: string; elements?: { name: string; code: string; visible: boolean }[]; source?: string; results?: unknown[]; schema?: unknown };
 type Component = { id: string; name: string; kind: string; description: string | null; workspaceId: string; latestRevision: Revision | null; activeRevision: Revision | null; version: number; createdAt: string; updatedAt: string };

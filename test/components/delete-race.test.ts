@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { databaseCases } from '../helpers/databases.ts';
 import { platformFor, type TestPlatform } from '../helpers/platform.ts';
-import { TableComponentLookup } from '../../src/endpoints/component-lookup.ts';
+import { TableComponentLookup } from '../../src/core/definitions/component-lookup.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   let p: TestPlatform;

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 import { startComponentHarness, type ComponentHarness } from './harness.ts';
 import { resolveRevision } from '../../src/components/index.ts';
-import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
+import { currentIndexVersion } from '../../src/core/definitions/index-version.ts';
 import { DeploymentService } from '../../src/components/deployments.ts';
 import { silentLogger } from '../../src/core/log.ts';
 

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { platformFor, type TestPlatform } from '../helpers/platform.ts';
 import { databaseCases } from '../helpers/databases.ts';
-import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
+import { currentIndexVersion } from '../../src/core/definitions/index-version.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   let p: TestPlatform;

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import { buildEndpointsOpenApi, type OpenApiEndpoint } from '../../src/endpoints/openapi.ts';
-import type { EndpointRecord, HttpMethod } from '../../src/endpoints/schema.ts';
+import type { EndpointRecord, HttpMethod } from '../../src/core/definitions/schema.ts';
 
 // The generated document is read as loosely typed JSON: this test is its wire boundary.
 type Json = Record<string, any>;

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { prepareStatic, staticResponse } from '../../runtime/respond.ts';
-import { EndpointStore } from '../../src/endpoints/store.ts';
-import { bumpIndexVersion } from '../../src/endpoints/index-version.ts';
+import { EndpointStore } from '../../src/core/definitions/store.ts';
+import { bumpIndexVersion } from '../../src/core/definitions/index-version.ts';
 
 let s: Stack;
 let invoker: { id: string; key: string };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 import { deployed } from '../helpers/deployments.ts';
-import { bumpIndexVersion, currentIndexVersion } from '../../src/endpoints/index-version.ts';
+import { bumpIndexVersion, currentIndexVersion } from '../../src/core/definitions/index-version.ts';
 
 const body = async (r: Response) => {
   const text = await r.text();

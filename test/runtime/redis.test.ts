@@ -13,7 +13,7 @@ import { redisServerBinary, startRedisServer, type RedisServer } from '../helper
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { startRuntimeProcess, type RuntimeProcess } from '../helpers/runtime-process.ts';
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
-import { currentIndexVersion } from '../../src/endpoints/index-version.ts';
+import { currentIndexVersion } from '../../src/core/definitions/index-version.ts';
 import { CREDENTIAL_CACHE_MS } from '../../src/core/identity/credentials.ts';
 import { REDIS_COMMAND_TIMEOUT_MS, indexKeys, type IndexKeys } from '../../src/core/redis.ts';
 import { WorkspaceStore } from '../../src/core/identity/workspaces.ts';

@@ -1,10 +1,10 @@
 // One Endpoint as an OpenAPI operation: path and query parameters, the guard as request body,
 // the success response of its response mode, the validation-failure response, problem responses.
-import type { EndpointRecord } from '../schema.ts';
+import type { EndpointRecord } from '../../core/definitions/schema.ts';
 import { ResponseSet } from './responses.ts';
 import type { JsonObject, SchemaComponents } from './schemas.ts';
 import { carriesNoContent } from '../../core/http/status.ts';
-import { isServedHeader } from '../static-headers.ts';
+import { isServedHeader } from '../../core/definitions/static-headers.ts';
 
 export interface OperationSource {
   record: EndpointRecord;

@@ -1,7 +1,7 @@
 // Per-Endpoint statistics (DESIGN §11): counters by status class and a latency histogram, added
 // in batches by the runtime with atomic increments, read by the control plane.
 import { eq, sql } from 'drizzle-orm';
-import type { Database, Orm } from '../core/db/index.ts';
+import type { Database, Orm } from '../db/index.ts';
 
 /** Upper bounds (ms) of the latency buckets; the last bucket is open-ended. */
 export const LATENCY_BOUNDS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 30000, 60000] as const;

@@ -3,8 +3,8 @@
 // workspaces as they are then. The snapshot keeps those rights: a runtime refuses an account that
 // has more by the time it invokes, until the index built after the change (every change to a
 // service account bumps the index version) judges it again.
-import type { Database, Orm } from '../core/db/index.ts';
-import { principalRights } from '../core/identity/principals.ts';
+import type { Database, Orm } from '../db/index.ts';
+import { principalRights } from '../identity/principals.ts';
 import type { Binding, BindingsReader } from './bindings.ts';
 import type { BoundRevision } from './component-lookup.ts';
 

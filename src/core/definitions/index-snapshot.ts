@@ -2,8 +2,8 @@
 // component revision and guard schema resolved, the instance settings, and the index version,
 // all read in one transaction so they agree. The snapshot is plain JSON (it travels through Redis).
 import { eq, inArray } from 'drizzle-orm';
-import type { Database, Orm } from '../core/db/index.ts';
-import type { ComponentKind } from './contract.ts';
+import type { Database, Orm } from '../db/index.ts';
+import type { ComponentKind } from './component-lookup.ts';
 import type { BoundRevision } from './component-lookup.ts';
 import { BindingsReader, type Binding } from './bindings.ts';
 import { judgeRunAs, type RunAsRequest } from './run-as.ts';

@@ -2,8 +2,8 @@
 // the control-plane call returns), and Redis (the snapshot cached under its version, the version
 // announced on a channel).
 import type { Redis } from 'ioredis';
-import type { Logger } from '../core/log.ts';
-import { SNAPSHOT_TTL_SECONDS, type IndexKeys } from '../core/redis.ts';
+import type { Logger } from '../log.ts';
+import { SNAPSHOT_TTL_SECONDS, type IndexKeys } from '../redis.ts';
 import type { IndexPublisher } from './index-version.ts';
 import type { IndexSnapshot } from './index-snapshot.ts';
 

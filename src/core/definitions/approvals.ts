@@ -1,7 +1,7 @@
 // Approval rows (./approval-rule.ts): appended, never changed; removed with their revision.
 import { asc, eq, inArray } from 'drizzle-orm';
-import { covers } from '../core/identity/coverage.ts';
-import type { Database, Orm } from '../core/db/index.ts';
+import { covers } from '../identity/coverage.ts';
+import type { Database, Orm } from '../db/index.ts';
 import type { Approval, ApprovedRevision } from './approval-rule.ts';
 
 type ApprovalRow = Database['t']['revisionApprovals']['$inferSelect'];

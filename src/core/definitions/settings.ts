@@ -2,7 +2,7 @@
 // identity and what api.currentUser() returns. No saved row is the legacy state: System authority
 // with the invoking user as business identity.
 import { eq } from 'drizzle-orm';
-import type { Database, Orm } from '../core/db/index.ts';
+import type { Database, Orm } from '../db/index.ts';
 
 export const SETTINGS_KEY = 'endpoints.settings';
 

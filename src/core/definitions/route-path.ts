@@ -1,6 +1,6 @@
 // Parses and validates an Endpoint route path (`/orders/:orderId/items`) into segments.
 // The router uses it as a guard; the control plane may call it to validate before saving.
-import { decodeSegment, encodeSegment } from './encoding.ts';
+import { decodeSegment, encodeSegment } from './route-encoding.ts';
 
 export const MAX_ROUTE_PATH_LENGTH = 2048;
 

@@ -1,11 +1,11 @@
-// The index build reads every Endpoint's component side set-wise (src/endpoints/bindings.ts). It
+// The index build reads every Endpoint's component side set-wise (src/core/definitions/bindings.ts). It
 // must answer exactly as the per-binding lookup does (TableComponentLookup.resolve, .revisionAs), whatever
 // the IN lists are cut into: checked here with lists of two ids over every kind of binding.
 import { describe, expect, test } from 'bun:test';
-import { platformFor, type TestPlatform } from '../helpers/platform.ts';
-import { databaseCases } from '../helpers/databases.ts';
-import { BindingsReader, type Binding } from '../../src/endpoints/bindings.ts';
-import { TableComponentLookup } from '../../src/endpoints/component-lookup.ts';
+import { platformFor, type TestPlatform } from '../../helpers/platform.ts';
+import { databaseCases } from '../../helpers/databases.ts';
+import { BindingsReader, type Binding } from '../../../src/core/definitions/bindings.ts';
+import { TableComponentLookup } from '../../../src/core/definitions/component-lookup.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   let p: TestPlatform;

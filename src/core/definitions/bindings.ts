@@ -4,9 +4,10 @@
 // Resolution follows the same rules as TableComponentLookup.resolve (spec, Versioning), and what
 // runs as a service account those of TableComponentLookup.revisionAs (components' revisionToRun).
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Database, Orm } from '../core/db/index.ts';
-import type { Rights } from '../core/identity/coverage.ts';
-import { ApprovalStore, revisionToRun, type ApprovedRevision } from '../components/index.ts';
+import type { Database, Orm } from '../db/index.ts';
+import type { Rights } from '../identity/coverage.ts';
+import { ApprovalStore } from './approvals.ts';
+import { revisionToRun, type ApprovedRevision } from './approval-rule.ts';
 import { boundRevision, type BoundComponent, type BoundRevision } from './component-lookup.ts';
 
 type RevisionRow = Database['t']['componentRevisions']['$inferSelect'];

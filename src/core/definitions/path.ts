@@ -1,7 +1,7 @@
 // Endpoint path rules (issue 4 item 3): `/`-separated static segments and `:name` segments.
 // Whatever passes here must compile in the runtime's router, so its parser has the last word.
-import type { Violation } from '../core/http/problem.ts';
-import { parseRoutePath, routeShape as routerShape } from '../../runtime/router/index.ts';
+import type { Violation } from '../http/problem.ts';
+import { parseRoutePath, routeShape as routerShape } from './route-path.ts';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const MAX_PATH_LENGTH = 2048;

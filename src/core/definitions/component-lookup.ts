@@ -3,11 +3,32 @@
 // ready revision. As a service account, only a revision approved for it runs (components'
 // revisionToRun). Reads go through the caller's handle so they can join its transaction.
 import { and, desc, eq, ne } from 'drizzle-orm';
-import type { Database, Orm } from '../core/db/index.ts';
-import type { Rights } from '../core/identity/coverage.ts';
-import { ApprovalStore, revisionToRun } from '../components/index.ts';
-import type { ComponentKind, ComponentLookup, ResolvedRevision } from './contract.ts';
-import { lockRow } from '../core/db/row-lock.ts';
+import type { Database, Orm } from '../db/index.ts';
+import type { Rights } from '../identity/coverage.ts';
+import { ApprovalStore } from './approvals.ts';
+import { revisionToRun } from './approval-rule.ts';
+import { lockRow } from '../db/row-lock.ts';
+
+export type ComponentKind = 'lowcode' | 'node' | 'json-validator';
+
+export interface ResolvedRevision {
+  id: string;
+  digest: string;
+  content: Record<string, unknown>;
+}
+
+/** What contract validation needs to know about a bound component. */
+export interface ComponentLookup {
+  /** The component (null when absent) and the revision a binding runs: pinned digest, else latest active / selected ready. */
+  resolve(q: Orm, componentId: string, digest: string | undefined): Promise<{ component: { id: string; kind: ComponentKind; workspaceId: string }; revision: ResolvedRevision | null } | null>;
+  /** Whether a digest names a revision of the component. */
+  hasDigest(q: Orm, componentId: string, digest: string, workspaceId?: string): Promise<boolean>;
+  /** Inside a write that binds the component: a concurrent DELETE waits for it, then sees it used. */
+  hold(q: Orm, componentId: string): Promise<void>;
+  /** The id of the revision the binding runs as a service account with these rights; null when none is approved for it. */
+  revisionAs(q: Orm, componentId: string, digest: string | undefined, account: Rights): Promise<string | null>;
+}
+
 
 export interface BoundRevision extends ResolvedRevision {
   number: number;

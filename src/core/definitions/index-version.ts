@@ -1,7 +1,7 @@
 // The definition index version (DESIGN §9): bumped inside the transaction of every change that
 // affects the runtime; subscribers are told after the commit.
 import { eq, sql } from 'drizzle-orm';
-import type { Database, Orm } from '../core/db/index.ts';
+import type { Database, Orm } from '../db/index.ts';
 
 /** Increments the version in the caller's transaction and returns the new value. */
 export async function bumpIndexVersion(db: Database, q: Orm): Promise<number> {

@@ -1,9 +1,9 @@
 // Endpoint rows: the definition as a record, compare-and-set updates and status changes.
 import { and, eq, or } from 'drizzle-orm';
-import type { Database, Orm } from '../core/db/index.ts';
+import type { Database, Orm } from '../db/index.ts';
 import type { ContractStatus, EndpointDefinition, EndpointRecord, HttpMethod } from './schema.ts';
 import { routeShape } from './path.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import { isUuid } from '../lib/ids.ts';
 
 type Row = Database['t']['endpoints']['$inferSelect'];
 

@@ -1,8 +1,8 @@
-// The rule every caller applies to decide what runs as a service account (src/components/approval-rule.ts
+// The rule every caller applies to decide what runs as a service account (src/core/definitions/approval-rule.ts
 // over src/core/identity/coverage.ts), on its own: which approvals cover which accounts, and which revision runs.
 import { describe, expect, test } from 'bun:test';
-import { covers, rightsGap } from '../../src/core/identity/coverage.ts';
-import { approvedFor, revisionToRun, type ApprovedRevision } from '../../src/components/approval-rule.ts';
+import { covers, rightsGap } from '../../../src/core/identity/coverage.ts';
+import { approvedFor, revisionToRun, type ApprovedRevision } from '../../../src/core/definitions/approval-rule.ts';
 
 const rights = (roles: string[], workspaceIds = ['w']) => ({ roles, workspaceIds });
 
