@@ -122,8 +122,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   };
 }
 
-/** Sends raw bytes to an origin and returns what came back before the connection closed (or `ms` passed). */
-export function rawRequest(origin: string, bytes: string | Uint8Array, ms = 5000): Promise<string> {
+/** Sends raw bytes to an origin and returns the first response (or, `whole`, all that came back before the connection closed or `ms` passed). */
+export function rawRequest(origin: string, bytes: string | Uint8Array, ms = 5000, whole = false): Promise<string> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
@@ -136,7 +136,8 @@ export function rawRequest(origin: string, bytes: string | Uint8Array, ms = 5000
     const timer = setTimeout(done, ms);
     socket.on('data', (c) => {
       chunks.push(c);
-      // One full response is enough: a head, then a body of the length it declares.
+      // One full response is enough (unless `whole`): a head, then a body of the length it declares.
+      if (whole) return;
       const all = Buffer.concat(chunks).toString('latin1');
       const end = all.indexOf('\r\n\r\n');
       if (end >= 0) {
