@@ -134,7 +134,7 @@ export function rawRequest(origin: string, bytes: string | Uint8Array, ms = 5000
       resolve(Buffer.concat(chunks).toString('latin1'));
     };
     const timer = setTimeout(done, ms);
-    socket.on('data', (c) => {
+    socket.on('data', (c: Buffer) => {
       chunks.push(c);
       // One full response is enough (unless `whole`): a head, then a body of the length it declares.
       if (whole) return;
