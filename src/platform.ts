@@ -28,7 +28,7 @@ import { buildIndexSnapshot } from './core/definitions/index-snapshot.ts';
 import { readSettings, saveDefaultsForNewInstance } from './core/definitions/settings.ts';
 import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './core/definitions/publishers.ts';
 import { indexKeys } from './core/redis.ts';
-import { currentIndexVersion, type IndexPublisher } from './core/definitions/index-version.ts';
+import { bumpIndexVersion, currentIndexVersion, type IndexPublisher } from './core/definitions/index-version.ts';
 import { loadPrincipal } from './core/identity/principals.ts';
 import { ComponentService, DeploymentService, SourceChecker } from './components/index.ts';
 import { RunStore } from './runs/store.ts';
@@ -100,7 +100,15 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   });
 
   const accounts = new AccountService({ db, principals, workspaces, groups, credentials, publisher: indexPublisher });
-  const agents = new AgentService({ agents: new AgentStore(db), principals, groups, workspaces, enabledModels: config.ENABLED_MODELS });
+  const agents = new AgentService({
+    agents: new AgentStore(db),
+    principals,
+    groups,
+    workspaces,
+    enabledModels: config.ENABLED_MODELS,
+    // Which code may run as a service account depends on the agents it owns: the index judged that.
+    ownershipChanged: async () => indexPublisher.published(await db.write((q) => bumpIndexVersion(db, q))),
+  });
   const sources = new SourceChecker();
   const componentDeps = {
     db,

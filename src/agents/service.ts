@@ -21,7 +21,16 @@ export interface AgentServiceDeps {
   groups: GroupStore;
   workspaces: WorkspaceStore;
   enabledModels: readonly string[];
+  /**
+   * Told when an agent's ownership by a service account or a group changes: whether code may run as
+   * an account depends on the agents it owns (core/identity/ownership.ts), so the definition index,
+   * which judged it, must be rebuilt. Returns once runtimes were told.
+   */
+  ownershipChanged?: () => Promise<void>;
 }
+
+/** Owners whose agents change what code running as a service account may do. */
+const accountOwned = (agent: Pick<AgentRecord, 'ownerType'>): boolean => agent.ownerType !== 'USER';
 
 /** How many times an unversioned update re-reads after losing a race (each loss means another writer won). */
 const UNVERSIONED_RETRIES = 100;
@@ -61,6 +70,7 @@ export class AgentService {
       updatedAt: now,
     };
     await this.deps.agents.insert(record);
+    if (accountOwned(record)) await this.deps.ownershipChanged?.();
     return record;
   }
 
@@ -79,14 +89,15 @@ export class AgentService {
     assertCanWrite(principal, agent);
     if (ifMatch === null) {
       await this.deps.agents.delete(id);
-      return;
+    } else {
+      assertIfMatch(ifMatch, agent.version);
+      // Deleted only while still at the version checked: an update in between makes it 412.
+      if (!(await this.deps.agents.delete(id, agent.version))) {
+        const now = await this.deps.agents.get(id);
+        if (now) throw preconditionFailed(now.version);
+      }
     }
-    assertIfMatch(ifMatch, agent.version);
-    // Deleted only while still at the version checked: an update in between makes it 412.
-    if (!(await this.deps.agents.delete(id, agent.version))) {
-      const now = await this.deps.agents.get(id);
-      if (now) throw preconditionFailed(now.version);
-    }
+    if (accountOwned(agent)) await this.deps.ownershipChanged?.();
   }
 
   /**
@@ -125,7 +136,10 @@ export class AgentService {
         await this.assertMayRunAs(principal, fields.serviceAccountUserId, agent.workspaceId);
       }
       const updated = await this.deps.agents.compareAndSet(id, agent.version, changes);
-      if (updated) return updated;
+      if (updated) {
+        if ((accountOwned(agent) || accountOwned(updated)) && (agent.ownerId !== updated.ownerId || agent.ownerType !== updated.ownerType)) await this.deps.ownershipChanged?.();
+        return updated;
+      }
 
       // Lost a race. A caller who named a version (or ETag) gets the conflict; otherwise re-read and re-apply.
       const current = await this.deps.agents.get(id);
@@ -216,7 +230,7 @@ export class AgentService {
   private async assertMayRunAs(principal: Principal, accountId: string, workspaceId: string): Promise<void> {
     const account = await this.deps.principals.get(accountId);
     // Unknown or unusable accounts were refused already (422, assertReferences).
-    const message = account && actAsRefusal(principal, account, { kind: 'agent', workspaceId });
+    const message = account && actAsRefusal(principal, { ...account, agentWorkspaceIds: await this.deps.principals.agentWorkspaces(account.id) }, { kind: 'agent', workspaceId });
     if (message) throw new ProblemError(403, 'FORBIDDEN', message, { errors: [{ pointer: '/serviceAccountUserId', message }] });
   }
 

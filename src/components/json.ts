@@ -1,4 +1,5 @@
 // The JSON shapes of components, revisions and deployments (DESIGN §7): timestamps as ISO strings.
+import type { Principal } from '../core/identity/roles.ts';
 import { administratorApproval, type Approval } from '../core/definitions/approval-rule.ts';
 import type { ComponentContent, ComponentView, DeploymentRecord, RevisionRecord } from './record.ts';
 
@@ -27,15 +28,17 @@ export const revisionJson = (r: RevisionRecord) => ({
 /**
  * A revision's approvals (kept out of the revision shape DESIGN §7 fixes): `approved` and
  * `approvedBy` say whether (and who first) approved it to run as an administrator service
- * account; `approvals` lists every approval with the rights it counts for.
+ * account; `approvals` lists every approval with the rights it counts for, naming only the
+ * workspaces the reader belongs to (all for an INSTANCE_ADMIN): the others' ids are not theirs to see.
  */
-export const approvalJson = (revisionId: string, approvals: readonly Approval[]) => {
+export const approvalJson = (revisionId: string, approvals: readonly Approval[], reader: Pick<Principal, 'roles' | 'workspaceIds'>) => {
+  const seen = (ids: readonly string[]) => (reader.roles.includes('INSTANCE_ADMIN') ? ids : ids.filter((id) => reader.workspaceIds.includes(id)));
   const administrator = administratorApproval(approvals);
   return {
     revisionId,
     approved: administrator !== null,
     approvedBy: administrator?.principalId ?? null,
-    approvals: approvals.map((a) => ({ principalId: a.principalId, roles: a.roles, workspaceIds: a.workspaceIds, approvedAt: a.approvedAt.toISOString() })),
+    approvals: approvals.map((a) => ({ principalId: a.principalId, roles: a.roles, workspaceIds: seen(a.workspaceIds), approvedAt: a.approvedAt.toISOString() })),
   };
 };
 

@@ -251,7 +251,7 @@ export class ComponentService {
   /** GET …/revisions/{revisionId}/approval. */
   async approval(principal: Principal, id: string, revisionId: string) {
     const revision = await this.revision(principal, id, revisionId);
-    return approvalJson(revision.id, await this.db.read((q) => this.approvals.of(q, revision.id)));
+    return approvalJson(revision.id, await this.db.read((q) => this.approvals.of(q, revision.id)), principal);
   }
 
   /**
@@ -270,7 +270,7 @@ export class ComponentService {
       const revision = await this.revisions.get(q, component, revisionId);
       if (!revision) throw notFound('Revision');
       const indexVersion = await approveIn(this.db, q, this.approvals, principal, approval, component, revision.id, { revisionNumber: revision.number });
-      return { json: approvalJson(revision.id, await this.approvals.of(q, revision.id)), indexVersion };
+      return { json: approvalJson(revision.id, await this.approvals.of(q, revision.id), principal), indexVersion };
     });
     await this.publish(outcome.indexVersion);
     return outcome.json;

@@ -18,6 +18,7 @@ import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
 import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from '../core/definitions/schema.ts';
 import type { EndpointStore } from '../core/definitions/store.ts';
 import { actAsRefusal } from '../core/identity/act-as.ts';
+import { ownedAgentWorkspaces } from '../core/identity/ownership.ts';
 
 export interface EndpointServiceDeps {
   db: Database;
@@ -199,7 +200,8 @@ export class EndpointService {
     const account = await this.deps.contract.principal(q, chosen);
     // An unknown or unusable account is the contract's finding (EXECUTION_ACCOUNT_UNUSABLE).
     if (!account || account.kind !== 'SERVICE_ACCOUNT') return;
-    const message = actAsRefusal(principal, account, { kind: 'Endpoint', workspaceId: next.workspaceId });
+    const owned = (await ownedAgentWorkspaces(this.deps.db, q, [account.id])).get(account.id);
+    const message = actAsRefusal(principal, { ...account, agentWorkspaceIds: owned }, { kind: 'Endpoint', workspaceId: next.workspaceId });
     if (message) throw new ProblemError(403, 'FORBIDDEN', message, { errors: [{ pointer: '/executionPolicy/serviceAccountId', message }] });
   }
 

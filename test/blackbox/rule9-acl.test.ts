@@ -1,6 +1,6 @@
 // Black-box findings on rule 9 (README "Components", the Approval paragraph): what an approval
-// compares (roles and workspaces) is not all a service account may do, and what GET …/approval
-// shows. Each real bug is a `test.failing` asserting the behaviour the README promises.
+// compares (roles, workspaces and agent ownership) and what GET …/approval shows. Both were bugs
+// found by a black-box audit; each test asserts the behaviour the README promises.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { isProblem, startServer, type Server } from './server.ts';
 
@@ -21,17 +21,25 @@ const renaming = (agentId: string) => [
   { name: 'r', visible: true, code: `const a = await api.platform('GET', '/api/v1/agents/${agentId}'); const p = await api.platform('PATCH', '/api/v1/agents/${agentId}', { version: a.body.version, name: 'renamed-by-component' }); return p.status;` },
 ];
 
-/** The dev's component, bound by the dev itself to `accountId`, active; returns the invocation. */
-const runAs = async (accountId: string, agentId: string, path: string) => {
+/** The dev's component, bound by an INSTANCE_ADMIN to `accountId` (the dev may not choose it), active. */
+const boundByAdmin = async (accountId: string, agentId: string, path: string) => {
   const c = await s.api('POST', '/components', { name: `c${path}`, kind: 'lowcode', elements: renaming(agentId) }, dev.key);
   expect(c.status).toBe(201);
-  const e = await s.api('POST', '/endpoints', { name: path, method: 'POST', path, componentId: c.body.id, executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: accountId } }, dev.key);
-  expect(e.status).toBe(201); // the account holds no role the dev lacks (ENDPOINT_INVOKE aside)
-  expect((await s.api('POST', `/endpoints/${e.body.id}/activate`, undefined, dev.key)).status).toBe(200);
-  return s.invoke('POST', path, {}, caller.key);
+  const e = await s.api('POST', '/endpoints', { name: path, method: 'POST', path, componentId: c.body.id, executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: accountId } });
+  expect(e.status).toBe(201);
+  expect((await s.api('POST', `/endpoints/${e.body.id}/activate`)).status).toBe(200);
+  return { componentId: c.body.id as string, revisionId: c.body.latestRevision.id as string };
 };
+const invoke = (path: string) => s.invoke('POST', path, {}, caller.key);
 
-describe('resource ownership is a right the approval does not compare', () => {
+// Was a bug (high, privilege escalation past rule 9): an approval covered an account when the
+// approver held its roles and workspaces, but ownership of agents (by the account, or a group it
+// belongs to) was never compared, nor when choosing the account; so a COMPONENT_ADMIN+ENDPOINT_ADMIN
+// with no agent role bound its own code to an ENDPOINT_INVOKE-only account owning an agent, and any
+// invoker made that code change the agent. Ownership now counts as a right (AGENT_ADMIN in the
+// agents' workspaces, which may do what an owner does): choosing such an account needs it, an
+// approval covers it only from someone who holds it, and ownership changes rebuild the index.
+describe('agent ownership is a right: choosing or approving code for an account that owns agents needs AGENT_ADMIN', () => {
   test('held: the dev itself cannot change the agents used below', async () => {
     const sa = await s.serviceAccount(['ENDPOINT_INVOKE']);
     const agent = await s.api('POST', '/agents', { name: 'owned-by-sa', ownerId: sa.id, ownerType: 'SERVICE_ACCOUNT' });
@@ -39,40 +47,44 @@ describe('resource ownership is a right the approval does not compare', () => {
     expect(isProblem(direct, 403, 'FORBIDDEN')).toBe(true);
   });
 
-  // BUG (severity: high — privilege escalation past rule 9). An approval covers an account when the
-  // approver held its roles (ENDPOINT_INVOKE aside) and workspaces; ownership of agents (by the
-  // account itself, or by a group it belongs to) is never compared, and neither is it when choosing
-  // the execution account. So a COMPONENT_ADMIN+ENDPOINT_ADMIN with no agent role binds its own code
-  // to a service account that holds only ENDPOINT_INVOKE but owns an agent, activates it, and any
-  // invoker makes that code change (or delete, or start runs of) the agent: "a COMPONENT_ADMIN's
-  // change never runs with rights its author lacks" does not hold. Repro: this test. Fix: count
-  // ownership as a right: an approval (and choosing the account) must also cover every agent the
-  // account owns directly or through a group (e.g. store the approver's groupIds and require
-  // approver ⊇ account groups, and refuse accounts that own agents unless the approver is their
-  // owner, an AGENT_ADMIN of the workspace or INSTANCE_ADMIN), or have ownership not apply to
-  // executions (api.platform credentials) of service accounts.
-  test.failing('code run as a service account that owns an agent cannot change that agent for an author who cannot', async () => {
-    const sa = await s.serviceAccount(['ENDPOINT_INVOKE']);
-    const agent = await s.api('POST', '/agents', { name: 'owned-by-sa', ownerId: sa.id, ownerType: 'SERVICE_ACCOUNT' });
-    const r = await runAs(sa.id, agent.body.id, '/owned');
-    const after = await s.api('GET', `/agents/${agent.body.id}`);
-    expect(after.body.name).toBe('owned-by-sa');
-    expect(after.body.version).toBe(0);
-    expect(isProblem(r, 403, 'REVISION_NOT_APPROVED')).toBe(true);
-  });
+  for (const through of ['itself', 'a group'] as const) {
+    test(`an account owning an agent through ${through}: the dev may not choose it, and its code bound by an admin is refused until approved by an AGENT_ADMIN`, async () => {
+      const sa = await s.serviceAccount(['ENDPOINT_INVOKE']);
+      const owner = through === 'itself' ? { ownerId: sa.id, ownerType: 'SERVICE_ACCOUNT' } : { ownerId: (await s.api('POST', '/groups', { name: `g${crypto.randomUUID().slice(0, 6)}`, memberIds: [sa.id] })).body.id, ownerType: 'GROUP' };
+      const agent = await s.api('POST', '/agents', { name: 'owned', ...owner });
+      expect(agent.status).toBe(201);
+      const path = `/owned-${through === 'itself' ? 'sa' : 'group'}`;
+      // Choosing the account is acting as it.
+      const chosen = await s.api('POST', '/endpoints', { name: 'x', method: 'POST', path: `${path}-dev`, executionPolicy: { mode: 'SERVICE_ACCOUNT', serviceAccountId: sa.id }, staticResponse: { status: 200, body: 1 } }, dev.key);
+      expect(isProblem(chosen, 403, 'FORBIDDEN')).toBe(true);
+      expect(chosen.body.errors[0].pointer).toBe('/executionPolicy/serviceAccountId');
+      // Bound by an admin, the dev's code does not run as the account: its author lacks AGENT_ADMIN.
+      const { componentId, revisionId } = await boundByAdmin(sa.id, agent.body.id, path);
+      expect(isProblem(await invoke(path), 403, 'REVISION_NOT_APPROVED')).toBe(true);
+      expect((await s.api('GET', `/agents/${agent.body.id}`)).body).toMatchObject({ name: 'owned', version: 0 });
+      // Approved by someone who may do what the owner does, it runs.
+      const agentAdmin = await s.user(['COMPONENT_ADMIN', 'AGENT_ADMIN']);
+      expect((await s.api('POST', `/components/${componentId}/revisions/${revisionId}/approve`, undefined, agentAdmin.key)).status).toBe(200);
+      const ran = await invoke(path);
+      expect(ran.status).toBe(200);
+      expect((await s.api('GET', `/agents/${agent.body.id}`)).body.name).toBe('renamed-by-component');
+    });
+  }
 
-  // BUG (same root cause, high): the account is only a member of the group that owns the agent.
-  test.failing('code run as a member of an agent-owning group cannot change that agent for an author outside the group', async () => {
+  test('an account that comes to own an agent after the code was approved for it runs that code no more', async () => {
     const sa = await s.serviceAccount(['ENDPOINT_INVOKE']);
-    const group = await s.api('POST', '/groups', { name: 'owners', memberIds: [sa.id] });
-    expect(group.status).toBe(201);
-    const agent = await s.api('POST', '/agents', { name: 'owned-by-group', ownerId: group.body.id, ownerType: 'GROUP' });
-    expect(agent.status).toBe(201);
-    expect(isProblem(await s.api('PATCH', `/agents/${agent.body.id}`, { version: 0, name: 'x' }, dev.key), 403)).toBe(true);
-    const r = await runAs(sa.id, agent.body.id, '/grouped');
-    const after = await s.api('GET', `/agents/${agent.body.id}`);
-    expect(after.body.name).toBe('owned-by-group');
-    expect(isProblem(r, 403, 'REVISION_NOT_APPROVED')).toBe(true);
+    const target = await s.api('POST', '/agents', { name: 'target' });
+    const path = '/owns-later';
+    await boundByAdmin(sa.id, target.body.id, path);
+    // Nothing owned yet: the dev holds every role of the account (ENDPOINT_INVOKE aside).
+    expect((await invoke(path)).status).toBe(200);
+    const owned = await s.api('PATCH', `/agents/${target.body.id}`, { ownerId: sa.id, ownerType: 'SERVICE_ACCOUNT' });
+    expect(owned.status).toBe(200);
+    expect(isProblem(await invoke(path), 403, 'REVISION_NOT_APPROVED')).toBe(true);
+    // Back to a user: the account owns nothing again and the code runs.
+    const me = await s.api('GET', '/me');
+    expect((await s.api('PATCH', `/agents/${target.body.id}`, { ownerId: me.body.id, ownerType: 'USER' })).status).toBe(200);
+    expect((await invoke(path)).status).toBe(200);
   });
 });
 
@@ -87,14 +99,10 @@ describe('GET …/approval', () => {
     expect(isProblem(await s.api('GET', at, undefined, caller.key), 403)).toBe(true);
   });
 
-  // BUG (severity: low — information disclosure). The approvals list each approver's workspaceIds as
-  // they were, including workspaces the reader is no member of and cannot list (GET /workspaces
-  // shows a COMPONENT_ADMIN only its own). An INSTANCE_ADMIN who belongs to a private workspace and
-  // saves or approves a component of `default` discloses that workspace's id to every
-  // COMPONENT_ADMIN/ENDPOINT_ADMIN of `default`. Fix: answer only the workspaces the reader may see
-  // (all for an INSTANCE_ADMIN), e.g. `workspaceIds` intersected with the reader's, plus a count of
-  // the others if the coverage question needs it.
-  test.failing('it never names workspaces the reader cannot see', async () => {
+  // Was a bug (low, information disclosure): each approval listed the approver's workspaceIds, so an
+  // INSTANCE_ADMIN's private workspace id reached every COMPONENT_ADMIN of `default`. Only the
+  // workspaces the reader belongs to are named now (all for an INSTANCE_ADMIN).
+  test('it never names workspaces the reader cannot see; an INSTANCE_ADMIN sees them all', async () => {
     const hidden = await s.api('POST', '/workspaces', { name: 'private' });
     const me = await s.api('GET', '/me');
     const admin = await s.user(['INSTANCE_ADMIN'], [...me.body.workspaceIds, hidden.body.id]);
@@ -104,5 +112,8 @@ describe('GET …/approval', () => {
     const seen = await s.api('GET', `/components/${c.body.id}/revisions/${c.body.latestRevision.id}/approval`, undefined, dev.key);
     expect(seen.status).toBe(200);
     expect(JSON.stringify(seen.body)).not.toContain(hidden.body.id);
+    expect(seen.body.approvals[0].workspaceIds).toEqual([me.body.workspaceIds[0]]);
+    const all = await s.api('GET', `/components/${c.body.id}/revisions/${c.body.latestRevision.id}/approval`);
+    expect(all.body.approvals[0].workspaceIds).toContain(hidden.body.id);
   });
 });

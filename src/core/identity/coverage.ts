@@ -1,5 +1,6 @@
 // Whether one principal's rights cover another's: every role (ENDPOINT_INVOKE aside; INSTANCE_ADMIN
-// counts as holding all) and every workspace. Choosing a service account to run code as
+// counts as holding all) and every workspace, and for an account that owns agents (./ownership.ts)
+// AGENT_ADMIN in each of their workspaces, which may do what an owner does. Choosing a service account to run code as
 // (./act-as.ts) and approving code to run as one (components/approval-rule.ts) both ask it.
 import type { Role } from './roles.ts';
 
@@ -7,6 +8,11 @@ import type { Role } from './roles.ts';
 export interface Rights {
   roles: readonly string[];
   workspaceIds: readonly string[];
+  /**
+   * An account's only (an approval's snapshot has none): the workspaces of the agents it owns,
+   * itself or through a group. Code running as it may change those agents.
+   */
+  agentWorkspaceIds?: readonly string[];
 }
 
 /** What `holder` lacks of `account`'s rights; both lists empty when it covers them. */
@@ -21,9 +27,12 @@ export interface RightsGap {
  */
 export function rightsGap(holder: Rights, account: Rights): RightsGap {
   if (holder.roles.includes('INSTANCE_ADMIN')) return { roles: [], workspaceIds: [] };
+  const roles = account.roles.filter((role) => role !== 'ENDPOINT_INVOKE' && !holder.roles.includes(role)) as Role[];
+  const agentWorkspaces = account.agentWorkspaceIds ?? [];
+  if (agentWorkspaces.length > 0 && !holder.roles.includes('AGENT_ADMIN') && !roles.includes('AGENT_ADMIN')) roles.push('AGENT_ADMIN');
   return {
-    roles: account.roles.filter((role) => role !== 'ENDPOINT_INVOKE' && !holder.roles.includes(role)) as Role[],
-    workspaceIds: account.workspaceIds.filter((w) => !holder.workspaceIds.includes(w)),
+    roles,
+    workspaceIds: [...new Set([...account.workspaceIds, ...agentWorkspaces])].filter((w) => !holder.workspaceIds.includes(w)),
   };
 }
 

@@ -5,6 +5,7 @@ import { ProblemError } from '../http/problem.ts';
 import { generateApiKey, hashApiKey } from './api-keys.ts';
 import type { Principal, PrincipalKind, Role } from './roles.ts';
 import { isUuid } from '../lib/ids.ts';
+import { ownedAgentWorkspaces } from './ownership.ts';
 
 export interface NewPrincipal {
   kind: Exclude<PrincipalKind, 'SYSTEM'>;
@@ -38,6 +39,11 @@ export class PrincipalStore {
 
   get(id: string): Promise<Principal | null> {
     return this.db.read((q) => loadPrincipal(this.db, q, id));
+  }
+
+  /** The workspaces of the agents it owns, itself or through its groups (./ownership.ts). */
+  async agentWorkspaces(id: string): Promise<string[]> {
+    return (await this.db.read((q) => ownedAgentWorkspaces(this.db, q, [id]))).get(id) ?? [];
   }
 
   async create(input: NewPrincipal, id: string = crypto.randomUUID()): Promise<Principal> {
@@ -149,9 +155,9 @@ export class PrincipalStore {
 }
 
 /** Kinds, roles and workspaces of these principals (absent ids are left out), read set-wise. */
-export async function principalRights(db: Database, q: Orm, ids: readonly string[]): Promise<Map<string, { kind: PrincipalKind; roles: Role[]; workspaceIds: string[] }>> {
+export async function principalRights(db: Database, q: Orm, ids: readonly string[]): Promise<Map<string, { kind: PrincipalKind; roles: Role[]; workspaceIds: string[]; agentWorkspaceIds?: string[] }>> {
   const wanted = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
-  const out = new Map<string, { kind: PrincipalKind; roles: Role[]; workspaceIds: string[] }>();
+  const out = new Map<string, { kind: PrincipalKind; roles: Role[]; workspaceIds: string[]; agentWorkspaceIds?: string[] }>();
   const { principals, memberships } = db.t;
   for (let i = 0; i < wanted.length; i += RIGHTS_CHUNK) {
     const some = wanted.slice(i, i + RIGHTS_CHUNK);
@@ -160,6 +166,10 @@ export async function principalRights(db: Database, q: Orm, ids: readonly string
     }
     const rows = await q.select({ principalId: memberships.principalId, workspaceId: memberships.workspaceId }).from(memberships).where(inArray(memberships.principalId, some)).orderBy(asc(memberships.position));
     for (const row of rows) out.get(row.principalId)?.workspaceIds.push(row.workspaceId);
+  }
+  for (const [id, agentWorkspaceIds] of await ownedAgentWorkspaces(db, q, [...out.keys()])) {
+    const rights = out.get(id);
+    if (rights) rights.agentWorkspaceIds = agentWorkspaceIds;
   }
   return out;
 }

@@ -16,6 +16,16 @@ describe('coverage', () => {
     expect(approvedFor([rights(['COMPONENT_ADMIN']), rights(['AGENT_ADMIN'], ['w', 'x'])], rights(['AGENT_ADMIN'], ['x']))).toBe(true);
     expect(approvedFor([], rights([], []))).toBe(false);
   });
+
+  test('an account that owns agents also needs AGENT_ADMIN in their workspaces (an owner may do what it does)', () => {
+    const owner = { ...rights(['ENDPOINT_INVOKE']), agentWorkspaceIds: ['w', 'y'] };
+    expect(rightsGap(rights(['COMPONENT_ADMIN']), owner)).toEqual({ roles: ['AGENT_ADMIN'], workspaceIds: ['y'] });
+    expect(rightsGap(rights(['COMPONENT_ADMIN', 'AGENT_ADMIN'], ['w', 'y']), owner)).toEqual({ roles: [], workspaceIds: [] });
+    expect(covers(rights(['INSTANCE_ADMIN'], []), owner)).toBe(true);
+    // Listed once even when the account holds AGENT_ADMIN itself.
+    expect(rightsGap(rights([]), { ...rights(['AGENT_ADMIN']), agentWorkspaceIds: ['w'] }).roles).toEqual(['AGENT_ADMIN']);
+    expect(covers(rights(['COMPONENT_ADMIN']), { ...rights(['ENDPOINT_INVOKE']), agentWorkspaceIds: [] })).toBe(true);
+  });
 });
 
 describe('revisionToRun', () => {
