@@ -2,18 +2,15 @@
 // endpoint): the same paging, filters, sort, fields and envelope as every other list.
 import type { Database } from '../core/db/index.ts';
 import { isAdmin, type Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, parseListQueryPartly, runList, type ListResult } from '../core/query/index.ts';
+import { defineResource, defineTable, parseListQueryPartly, runList, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
+import * as pg from '../core/db/schema/pg.ts';
 import { workspaceScope } from '../core/query/scope.ts';
 
 export const workspacesResource = defineResource({
   table: defineTable({
-    name: 'workspaces',
+    name: tableName(pg.workspaces),
     key: 'id',
-    fields: {
-      id: { column: 'id', type: 'uuid' },
-      name: { column: 'name', type: 'string' },
-      createdAt: { column: 'created_at', type: 'timestamp' },
-    },
+    fields: fieldsOf(pg.workspaces, ['id', 'name', 'createdAt']),
   }),
   defaultSort: [{ field: 'createdAt', dir: 'asc' }],
 });
@@ -21,17 +18,9 @@ export const workspacesResource = defineResource({
 /** Active keys only; the digest is never a field. */
 export const apiKeysResource = defineResource({
   table: defineTable({
-    name: 'api_keys',
+    name: tableName(pg.apiKeys),
     key: 'id',
-    fields: {
-      id: { column: 'id', type: 'uuid' },
-      principalId: { column: 'principal_id', type: 'uuid' },
-      name: { column: 'name', type: 'string' },
-      expiresAt: { column: 'expires_at', type: 'timestamp', nullable: true },
-      revokedAt: { column: 'revoked_at', type: 'timestamp', nullable: true },
-      lastUsedAt: { column: 'last_used_at', type: 'timestamp', nullable: true },
-      createdAt: { column: 'created_at', type: 'timestamp' },
-    },
+    fields: fieldsOf(pg.apiKeys, ['id', 'principalId', 'name', 'expiresAt', 'revokedAt', 'lastUsedAt', 'createdAt']),
   }),
   defaultSort: [{ field: 'createdAt', dir: 'asc' }],
 });

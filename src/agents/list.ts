@@ -2,28 +2,14 @@
 // metadata/config/policy, scoped to the caller's workspaces.
 import type { Database } from '../core/db/index.ts';
 import type { Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, type ListResult } from '../core/query/index.ts';
+import { defineResource, defineTable, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
+import * as pg from '../core/db/schema/pg.ts';
 import { listInWorkspaces } from '../core/query/scope.ts';
 
 export const agentsTable = defineTable({
-  name: 'agents',
+  name: tableName(pg.agents),
   key: 'id',
-  fields: {
-    id: { column: 'id', type: 'uuid' },
-    workspaceId: { column: 'workspace_id', type: 'uuid' },
-    name: { column: 'name', type: 'string' },
-    desc: { column: 'desc', type: 'string', nullable: true },
-    status: { column: 'status', type: 'string' },
-    ownerId: { column: 'owner_id', type: 'uuid' },
-    ownerType: { column: 'owner_type', type: 'string' },
-    serviceAccountUserId: { column: 'service_account_user_id', type: 'uuid', nullable: true },
-    metadata: { column: 'metadata', type: 'json', jsonPaths: true },
-    config: { column: 'config', type: 'json', jsonPaths: true },
-    policy: { column: 'policy', type: 'json', jsonPaths: true },
-    version: { column: 'version', type: 'integer' },
-    createdAt: { column: 'created_at', type: 'timestamp' },
-    updatedAt: { column: 'updated_at', type: 'timestamp' },
-  },
+  fields: fieldsOf(pg.agents, ['id', 'workspaceId', 'name', 'desc', 'status', 'ownerId', 'ownerType', 'serviceAccountUserId', 'metadata', 'config', 'policy', 'version', 'createdAt', 'updatedAt'], { metadata: { jsonPaths: true }, config: { jsonPaths: true }, policy: { jsonPaths: true } }),
 });
 
 export const agentsResource = defineResource({

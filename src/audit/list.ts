@@ -3,34 +3,17 @@
 import { Elysia } from 'elysia';
 import type { Database } from '../core/db/index.ts';
 import type { Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, type ListResult } from '../core/query/index.ts';
+import { defineResource, defineTable, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
+import * as pg from '../core/db/schema/pg.ts';
 import { listInWorkspaces } from '../core/query/scope.ts';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 
 export const auditTable = defineTable({
-  name: 'audit',
+  name: tableName(pg.audit),
   key: 'id',
-  fields: {
-    /** Insertion order: the storage key, never shown; it breaks ties in every sort. */
-    seq: { column: 'seq', type: 'integer', hidden: true },
-    id: { column: 'id', type: 'uuid' },
-    at: { column: 'at', type: 'timestamp' },
-    kind: { column: 'kind', type: 'string' },
-    action: { column: 'action', type: 'string' },
-    actorId: { column: 'actor_id', type: 'uuid', nullable: true },
-    executionAccountId: { column: 'execution_account_id', type: 'uuid', nullable: true },
-    resourceType: { column: 'resource_type', type: 'string' },
-    resourceId: { column: 'resource_id', type: 'uuid', nullable: true },
-    workspaceId: { column: 'workspace_id', type: 'uuid', nullable: true },
-    beforeVersion: { column: 'before_version', type: 'integer', nullable: true },
-    afterVersion: { column: 'after_version', type: 'integer', nullable: true },
-    status: { column: 'status', type: 'integer', nullable: true },
-    durationMs: { column: 'duration_ms', type: 'integer', nullable: true },
-    oid: { column: 'oid', type: 'string', nullable: true },
-    executionId: { column: 'execution_id', type: 'uuid', nullable: true },
-    details: { column: 'details', type: 'json', nullable: true, jsonPaths: true },
-  },
+  // seq: insertion order, the storage key, never shown (hidden); it breaks ties in every sort.
+  fields: fieldsOf(pg.audit, ['seq', 'id', 'at', 'kind', 'action', 'actorId', 'executionAccountId', 'resourceType', 'resourceId', 'workspaceId', 'beforeVersion', 'afterVersion', 'status', 'durationMs', 'oid', 'executionId', 'details'], { seq: { hidden: true }, details: { jsonPaths: true } }),
 });
 
 export const auditResource = defineResource({

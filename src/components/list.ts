@@ -3,42 +3,23 @@
 // revisions, a revision with its content); with `fields`/`groupBy`/`distinct` rows are as selected.
 import type { Database } from '../core/db/index.ts';
 import { isAdmin, type Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, parseListQueryPartly, runList, type ListQuery, type ListResource, type ListResult } from '../core/query/index.ts';
+import { defineResource, defineTable, parseListQueryPartly, runList, type ListQuery, type ListResource, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
+import * as pg from '../core/db/schema/pg.ts';
 import { listInWorkspaces } from '../core/query/scope.ts';
 
 const revisionsTable = defineTable({
-  name: 'component_revisions',
+  name: tableName(pg.componentRevisions),
   key: 'id',
-  fields: {
-    id: { column: 'id', type: 'uuid' },
-    componentId: { column: 'component_id', type: 'uuid' },
-    number: { column: 'number', type: 'integer' },
-    digest: { column: 'digest', type: 'string' },
-    status: { column: 'status', type: 'string' },
-    createdBy: { column: 'created_by', type: 'uuid' },
-    createdAt: { column: 'created_at', type: 'timestamp' },
-  },
+  fields: fieldsOf(pg.componentRevisions, ['id', 'componentId', 'number', 'digest', 'status', 'createdBy', 'createdAt']),
 });
 
 /** The revision fields a component's `latestRevision.…` and `activeRevision.…` reach. */
 const REVISION_FIELDS = ['id', 'number', 'digest', 'status', 'createdAt'];
 
 export const componentsTable = defineTable({
-  name: 'components',
+  name: tableName(pg.components),
   key: 'id',
-  fields: {
-    id: { column: 'id', type: 'uuid' },
-    workspaceId: { column: 'workspace_id', type: 'uuid' },
-    name: { column: 'name', type: 'string' },
-    kind: { column: 'kind', type: 'string' },
-    description: { column: 'description', type: 'string', nullable: true },
-    latestRevisionId: { column: 'latest_revision_id', type: 'uuid', nullable: true },
-    activeRevisionId: { column: 'active_revision_id', type: 'uuid', nullable: true },
-    version: { column: 'version', type: 'integer' },
-    createdBy: { column: 'created_by', type: 'uuid' },
-    createdAt: { column: 'created_at', type: 'timestamp' },
-    updatedAt: { column: 'updated_at', type: 'timestamp' },
-  },
+  fields: fieldsOf(pg.components, ['id', 'workspaceId', 'name', 'kind', 'description', 'latestRevisionId', 'activeRevisionId', 'version', 'createdBy', 'createdAt', 'updatedAt']),
   // The record's latestRevision and activeRevision, e.g. `filter[field]=activeRevision.status`.
   relations: {
     latestRevision: { table: revisionsTable, from: 'latestRevisionId', to: 'id', fields: REVISION_FIELDS },
@@ -84,19 +65,9 @@ export const revisionsResource = defineResource({
 
 export const deploymentsResource = defineResource({
   table: defineTable({
-    name: 'deployments',
+    name: tableName(pg.deployments),
     key: 'id',
-    fields: {
-      id: { column: 'id', type: 'uuid' },
-      componentId: { column: 'component_id', type: 'uuid' },
-      revisionId: { column: 'revision_id', type: 'uuid' },
-      status: { column: 'status', type: 'string' },
-      error: { column: 'error', type: 'string', nullable: true },
-      active: { column: 'active', type: 'boolean' },
-      createdBy: { column: 'created_by', type: 'uuid' },
-      createdAt: { column: 'created_at', type: 'timestamp' },
-      readyAt: { column: 'ready_at', type: 'timestamp', nullable: true },
-    },
+    fields: fieldsOf(pg.deployments, ['id', 'componentId', 'revisionId', 'status', 'error', 'active', 'createdBy', 'createdAt', 'readyAt']),
   }),
   ...LIST_OPTIONS,
   defaultSort: [{ field: 'createdAt', dir: 'desc' }],

@@ -2,27 +2,14 @@
 // the stored `definition` document is spread into the row when it is selected.
 import type { Database } from '../core/db/index.ts';
 import type { Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, type ListResult } from '../core/query/index.ts';
+import { defineResource, defineTable, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
+import * as pg from '../core/db/schema/pg.ts';
 import { listInWorkspaces } from '../core/query/scope.ts';
 
 export const endpointsTable = defineTable({
-  name: 'endpoints',
+  name: tableName(pg.endpoints),
   key: 'id',
-  fields: {
-    id: { column: 'id', type: 'uuid' },
-    workspaceId: { column: 'workspace_id', type: 'uuid' },
-    name: { column: 'name', type: 'string' },
-    description: { column: 'description', type: 'string', nullable: true },
-    method: { column: 'method', type: 'string' },
-    path: { column: 'path', type: 'string' },
-    status: { column: 'status', type: 'string' },
-    componentId: { column: 'component_id', type: 'uuid', nullable: true },
-    definition: { column: 'definition', type: 'json', jsonPaths: true },
-    contractStatus: { column: 'contract_status', type: 'json', nullable: true, jsonPaths: true },
-    version: { column: 'version', type: 'integer' },
-    createdAt: { column: 'created_at', type: 'timestamp' },
-    updatedAt: { column: 'updated_at', type: 'timestamp' },
-  },
+  fields: fieldsOf(pg.endpoints, ['id', 'workspaceId', 'name', 'description', 'method', 'path', 'status', 'componentId', 'definition', 'contractStatus', 'version', 'createdAt', 'updatedAt'], { definition: { jsonPaths: true }, contractStatus: { jsonPaths: true } }),
   // The definition's own fields by the names the record shows them under: the scalars with their
   // types (so `timeoutMs` compares as an integer and refuses `"abc"`), the documents as JSON paths
   // (`staticResponse.status` reaches into one).

@@ -4,6 +4,7 @@ export { type CompiledList, compileList } from './compile/index.ts';
 export { dialectFor } from './dialect/index.ts';
 export type { SqlDialect } from './dialect/types.ts';
 export { LIMITS } from './limits.ts';
+export { fieldsOf, tableName } from './table-fields.ts';
 export { OPERATORS, type Operator } from './operators.ts';
 export { parseListQuery, parseListQueryPartly } from './parse/index.ts';
 export {

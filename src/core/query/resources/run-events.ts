@@ -3,44 +3,22 @@
 // The route passes scope {field: 'runId', op: 'eq', value: runId} and a `runs` table scope.
 import { sql } from 'drizzle-orm';
 import { defineResource, defineTable } from '../resource.ts';
+import { fieldsOf, tableName } from '../table-fields.ts';
+import * as pg from '../../db/schema/pg.ts';
 
 export const runsTable = defineTable({
-  name: 'runs',
+  name: tableName(pg.runs),
   key: 'id',
-  fields: {
-    id: { column: 'id', type: 'uuid' },
-    agentId: { column: 'agent_id', type: 'uuid' },
-    workspaceId: { column: 'workspace_id', type: 'uuid' },
-    rootRunId: { column: 'root_run_id', type: 'uuid' },
-    parentRunId: { column: 'parent_run_id', type: 'uuid', nullable: true },
-    status: { column: 'status', type: 'string' },
-    stopReason: { column: 'stop_reason', type: 'string', nullable: true },
-    input: { column: 'input', type: 'json', nullable: true, jsonPaths: true },
-    createdBy: { column: 'created_by', type: 'string' },
-    createdAt: { column: 'created_at', type: 'timestamp' },
-    startedAt: { column: 'started_at', type: 'timestamp', nullable: true },
-    endedAt: { column: 'ended_at', type: 'timestamp', nullable: true },
-    tickCount: { column: 'tick_count', type: 'integer' },
-  },
+  fields: fieldsOf(pg.runs, ['id', 'agentId', 'workspaceId', 'rootRunId', 'parentRunId', 'status', 'stopReason', 'input', 'createdBy', 'createdAt', 'startedAt', 'endedAt', 'tickCount'], { input: { jsonPaths: true } }),
 });
 
 export const eventsTable = defineTable({
-  name: 'events',
+  name: tableName(pg.events),
   key: 'id',
   // `seq` is per run, and every route reads one run's events (scope runId = the run).
   unique: ['seq'],
-  fields: {
-    id: { column: 'id', type: 'uuid' },
-    runId: { column: 'run_id', type: 'uuid' },
-    rootRunId: { column: 'root_run_id', type: 'uuid' },
-    parentRunId: { column: 'parent_run_id', type: 'uuid', nullable: true },
-    seq: { column: 'seq', type: 'integer' },
-    type: { column: 'type', type: 'string' },
-    tickIndex: { column: 'tick_index', type: 'integer', nullable: true },
-    actor: { column: 'actor', type: 'string' },
-    data: { column: 'data', type: 'json', jsonPaths: true },
-    createdAt: { column: 'created_at', type: 'timestamp' },
-  },
+  // Every event is written with its data, though the column allows NULL: listed as not nullable.
+  fields: fieldsOf(pg.events, ['id', 'runId', 'rootRunId', 'parentRunId', 'seq', 'type', 'tickIndex', 'actor', 'data', 'createdAt'], { data: { nullable: false, jsonPaths: true } }),
   relations: {
     run: { table: runsTable, from: 'runId', to: 'id', fields: ['status', 'agentId'] },
   },
