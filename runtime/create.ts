@@ -8,7 +8,7 @@ import { createRedis, indexKeys } from '../src/core/redis.ts';
 import { WorkspaceStore } from '../src/core/identity/workspaces.ts';
 import { buildIndexSnapshot } from '../src/core/definitions/index-snapshot.ts';
 import { currentIndexVersion } from '../src/core/definitions/index-version.ts';
-import type { LocalIndexPublisher } from '../src/core/definitions/publishers.ts';
+import { DatabasePoll, RedisIndexSubscriber, type InProcessChannel } from '../src/core/index-channels/index.ts';
 import type { Executor } from './executor/types.ts';
 import { IndexHolder } from './index/holder.ts';
 import { IndexSync } from './index/sync.ts';
@@ -25,7 +25,7 @@ export interface RuntimeOptions {
   executor: Executor;
   log: Logger;
   /** Embedded mode: in-process publication and the in-process control plane for api.platform. */
-  embedded?: { publisher: LocalIndexPublisher; controlPlane: (request: Request) => Promise<Response> | Response };
+  embedded?: { publisher: InProcessChannel; controlPlane: (request: Request) => Promise<Response> | Response };
   pollMs?: number;
 }
 
@@ -47,13 +47,13 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
         keys: indexKeys((await new WorkspaceStore(o.db).ensureDefault()).id),
       }
     : undefined;
+  const pollMs = o.pollMs ?? o.config.INDEX_POLL_MS;
   const sync = new IndexSync({
     holder: index,
     fromDatabase: () => buildIndexSnapshot(o.db),
-    databaseVersion: () => currentIndexVersion(o.db),
-    local: o.embedded ? (listener) => o.embedded!.publisher.subscribe(listener) : undefined,
-    redis,
-    pollMs: o.pollMs ?? o.config.INDEX_POLL_MS,
+    ...(o.embedded ? { inProcess: o.embedded.publisher.subscriber() } : {}),
+    ...(redis ? { redis: new RedisIndexSubscriber({ ...redis, probeMs: pollMs, log: o.log }) } : {}),
+    poll: new DatabasePoll({ databaseVersion: () => currentIndexVersion(o.db), pollMs, log: o.log }),
     log: o.log,
   });
   await sync.start();

@@ -26,9 +26,9 @@ import { EndpointOpenApi } from './endpoints/openapi-service.ts';
 import { EndpointLister } from './endpoints/list.ts';
 import { buildIndexSnapshot } from './core/definitions/index-snapshot.ts';
 import { readSettings, saveDefaultsForNewInstance } from './core/definitions/settings.ts';
-import { CompositePublisher, LocalIndexPublisher, RedisIndexPublisher } from './core/definitions/publishers.ts';
+import { CompositePublisher, InProcessChannel, RedisIndexPublisher, type IndexPublisher } from './core/index-channels/index.ts';
 import { indexKeys } from './core/redis.ts';
-import { bumpIndexVersion, currentIndexVersion, type IndexPublisher } from './core/definitions/index-version.ts';
+import { bumpIndexVersion, currentIndexVersion } from './core/definitions/index-version.ts';
 import { loadPrincipal } from './core/identity/principals.ts';
 import { ComponentService, DeploymentService, SourceChecker } from './components/index.ts';
 import { RunStore } from './runs/store.ts';
@@ -48,7 +48,7 @@ export interface Platform {
   boot: BootstrapResult;
   runs: RunStore;
   /** In-process index publication: the embedded runtime subscribes here. */
-  publisher: LocalIndexPublisher;
+  publisher: InProcessChannel;
   endpoints: EndpointService;
   close(): Promise<void>;
 }
@@ -80,7 +80,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
 
   const endpointStore = new EndpointStore(db);
   const componentLookup = new TableComponentLookup(db);
-  const publisher = new LocalIndexPublisher(log);
+  const publisher = new InProcessChannel(log);
   const publishers: IndexPublisher[] = [publisher];
   if (redis) {
     const keys = indexKeys((await workspaces.ensureDefault()).id);

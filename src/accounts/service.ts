@@ -10,7 +10,8 @@ import { ProblemError, forbidden, invalidQuery, notFound } from '../core/http/pr
 import { isUuid } from '../core/lib/ids.ts';
 import { validators } from './schema.ts';
 import type { Database, Orm } from '../core/db/index.ts';
-import { bumpIndexVersion, type IndexPublisher } from '../core/definitions/index-version.ts';
+import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import type { IndexPublisher } from '../core/index-channels/index.ts';
 
 export interface AccountDeps {
   db: Database;

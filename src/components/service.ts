@@ -8,7 +8,7 @@ import { ProblemError, notFound } from '../core/http/problem.ts';
 import { validBody } from '../core/http/body.ts';
 import { isForeignKeyViolation } from '../core/db/errors.ts';
 import { recordChange } from '../audit/record.ts';
-import type { IndexPublisher } from '../core/definitions/index-version.ts';
+import type { IndexPublisher } from '../core/index-channels/index.ts';
 import { validators, type ComponentUpdateBody } from './schema.ts';
 import { createRuleViolations, updateRuleViolations } from './rules.ts';
 import { contentFromCreate, contentFromUpdate, touchesContent } from './content.ts';

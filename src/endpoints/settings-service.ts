@@ -5,7 +5,8 @@ import { loadPrincipal } from '../core/identity/principals.ts';
 import { recordChange } from '../audit/record.ts';
 import { validBody } from '../core/http/body.ts';
 import { ProblemError, type Violation } from '../core/http/problem.ts';
-import { bumpIndexVersion, type IndexPublisher } from '../core/definitions/index-version.ts';
+import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import type { IndexPublisher } from '../core/index-channels/index.ts';
 import { validators } from '../core/definitions/schema.ts';
 import { deleteSettings, readSettings, writeSettings, type EndpointSettings } from '../core/definitions/settings.ts';
 

@@ -12,7 +12,7 @@ import { GroupStore } from '../../src/core/identity/groups.ts';
 import { CredentialResolver } from '../../src/core/identity/credentials.ts';
 import { createJwtService } from '../../src/core/identity/jwt.ts';
 import { AccountService } from '../../src/accounts/service.ts';
-import { noPublisher } from '../../src/core/definitions/index-version.ts';
+import { noPublisher } from '../../src/core/index-channels/index.ts';
 import { bootstrap, jwtSecret } from '../../src/bootstrap.ts';
 import type { Principal } from '../../src/core/identity/roles.ts';
 import { httpConventions } from '../../src/http/plugin.ts';

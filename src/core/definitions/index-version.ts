@@ -1,5 +1,5 @@
 // The definition index version (DESIGN §9): bumped inside the transaction of every change that
-// affects the runtime; subscribers are told after the commit.
+// affects the runtime; the channels (../index-channels/) tell runtimes after the commit.
 import { eq, sql } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 
@@ -22,10 +22,3 @@ export async function currentIndexVersion(db: Database): Promise<number> {
   const rows = await db.read((q) => q.select({ version: indexState.version }).from(indexState).where(eq(indexState.id, 1)));
   return rows[0]?.version ?? 0;
 }
-
-/** Told after a commit that bumped the version; embedded mode rebuilds the runtime's index before returning. */
-export interface IndexPublisher {
-  published(version: number): Promise<void>;
-}
-
-export const noPublisher: IndexPublisher = { published: async () => {} };
