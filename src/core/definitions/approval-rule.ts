@@ -1,6 +1,6 @@
 // Which revision of a component may run as a service account (spec, Authentication rule 9, extended
 // to every account by DESIGN §8): one approved for it, by its author's save or by an approver,
-// whose roles and workspaces at the time covered the account's current ones (auth/coverage.ts).
+// whose roles and workspaces at the time covered the account's current ones (../identity/coverage.ts).
 // Pure: Endpoints apply it when the definition index is built, contract validation and agent tools
 // per call, all on the same facts (the approvals a revision has, newest revision first).
 import { covers, type Rights } from '../identity/coverage.ts';

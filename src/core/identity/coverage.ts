@@ -1,7 +1,7 @@
 // Whether one principal's rights cover another's: every role (ENDPOINT_INVOKE aside; INSTANCE_ADMIN
 // counts as holding all) and every workspace, and for an account that owns agents (./ownership.ts)
 // AGENT_ADMIN in each of their workspaces, which may do what an owner does. Choosing a service account to run code as
-// (./act-as.ts) and approving code to run as one (components/approval-rule.ts) both ask it.
+// (./act-as.ts) and approving code to run as one (../definitions/approval-rule.ts) both ask it.
 import type { Role } from './roles.ts';
 
 /** Roles and workspace memberships: a principal's now, or a snapshot an approval recorded. */
