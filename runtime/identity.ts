@@ -23,7 +23,7 @@ export interface ExecutionIdentity {
 
 const SYSTEM_USER: CurrentUser = { id: SYSTEM_PRINCIPAL_ID, kind: 'SYSTEM', name: 'System', roles: ['INSTANCE_ADMIN'] };
 
-export const asCurrentUser = (p: Principal): CurrentUser => ({ id: p.id, kind: p.kind, name: p.name, roles: [...p.roles] });
+const asCurrentUser = (p: Principal): CurrentUser => ({ id: p.id, kind: p.kind, name: p.name, roles: [...p.roles] });
 
 /**
  * The Endpoint's saved policy wins over the instance settings; an instance without saved settings

@@ -3,7 +3,7 @@
 import { InvalidUtf8Error, NO_BODY, readJsonText } from '../src/core/http/body.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/core/http/json-depth.ts';
 
-export const RUNTIME_BODY_LIMIT = 1024 * 1024;
+const RUNTIME_BODY_LIMIT = 1024 * 1024;
 
 /** Headers component code never sees (DESIGN §8). */
 export function sanitizeHeaders(headers: Headers): Record<string, string> {

@@ -32,7 +32,7 @@ const PARSE_BASE = 'http://platform.invalid';
  * (`%2e%2e`, `.%2E`, a backslash, a tab inside), since that is the form the request is sent in.
  * Encoded slashes and backslashes are refused too: a later decoding step must not make new segments.
  */
-export function controlPlanePath(path: string): string | undefined {
+function controlPlanePath(path: string): string | undefined {
   // The prefix keeps the origin fixed (no scheme, no `//host`); control characters are refused
   // rather than silently dropped by the parser.
   if (!path.startsWith('/api/v1/') || path.includes('\\') || /[\u0000-\u001f\u007f]/.test(path)) return undefined;

@@ -18,7 +18,7 @@ import { runRoutes } from './runs/routes.ts';
 import type { RunService } from './runs/service.ts';
 import { auditRoutes, type AuditLister } from './audit/list.ts';
 
-export const API_VERSION = '1.3.0';
+const API_VERSION = '1.3.0';
 
 export interface ControlPlaneDeps {
   credentials: CredentialResolver;

@@ -19,3 +19,15 @@ test('every import follows the rules of .dependency-cruiser.cjs (no loops, the o
   const errors = report.summary.violations.filter((v) => v.rule.severity === 'error').map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
   expect(errors).toEqual([]);
 }, 60_000);
+
+test('knip finds no unused file, export, type or dependency (knip.json names the entry points)', async () => {
+  const child = Bun.spawn([process.execPath, join(ROOT, 'node_modules/knip/bin/knip.js'), '--no-progress', '--reporter', 'json'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  await child.exited;
+  const report = JSON.parse(out || 'null') as { issues: Record<string, unknown>[] } | null;
+  if (!report) throw new Error(`knip printed no report: ${err}`);
+  const findings = report.issues.flatMap((issue) =>
+    Object.entries(issue).flatMap(([kind, value]) => (kind !== 'file' && Array.isArray(value) && value.length > 0 ? [`${String(issue.file)}: ${kind} ${JSON.stringify(value.map((v: { name?: string }) => v.name ?? v))}`] : [])),
+  );
+  expect(findings).toEqual([]);
+}, 60_000);

@@ -56,7 +56,7 @@ export async function wrk(url: string, o: WrkOptions): Promise<WrkResult> {
 }
 
 /** Parses wrk's text report; durations become milliseconds. */
-export function parseWrk(out: string): WrkResult {
+function parseWrk(out: string): WrkResult {
   const percentile = (p: number) => {
     const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);
     if (!m) throw new Error(`wrk output without a ${p}% line:\n${out}`);

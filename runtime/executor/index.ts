@@ -18,19 +18,11 @@ import type { Executor, ExecutorOptions } from './types.ts';
 export type {
   CodeRevision,
   ComponentInput,
-  ComponentResult,
-  CurrentUser,
-  ExecutionFailureCode,
   ExecutionOutcome,
   ExecutionRequest,
   Executor,
   ExecutorOptions,
-  ExecutorStatus,
   PlatformCall,
-  PlatformReply,
-  ResultSelection,
-  SandboxLayers,
-  VerifyOutcome,
 } from './types.ts';
 export { RESULT_LIMIT_BYTES } from './limits.ts';
 export { executorOptions } from './options.ts';

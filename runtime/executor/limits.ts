@@ -64,7 +64,7 @@ export const WORKER_STALL_MS = 200;
  * Bun aborts at start, and at memoryMb + 2 GiB a memory bomb ends in a catchable RangeError after
  * about memoryMb of heap.
  */
-export const JIT_HEADROOM_MB = 2048;
+const JIT_HEADROOM_MB = 2048;
 
 /** A host's Worker count follows its memory budget. */
 export function maxWorkersPerHost(memoryMb: number): number {
@@ -76,7 +76,7 @@ export function maxWorkersPerHost(memoryMb: number): number {
  * host's limit, which otherwise left a fresh host (JIT pools included) room for ~5 Workers of 8,
  * and a host loading more revisions at once aborted (SIGILL) or refused to spawn Workers.
  */
-export const WORKER_ADDRESS_SPACE_MB = 96;
+const WORKER_ADDRESS_SPACE_MB = 96;
 
 /** The host's address-space limit: its memory budget, the JIT's reservations, and its Workers'. */
 export function hostAddressSpaceMb(memoryMb: number): number {

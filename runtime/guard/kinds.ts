@@ -3,7 +3,7 @@
 // lengths, uniqueness). The compiled check calls back into a closure built for that node.
 import { Kind, TypeRegistry, type TSchema } from '@sinclair/typebox';
 
-export const GUARD_KIND = 'JsonSchemaGuard';
+const GUARD_KIND = 'JsonSchemaGuard';
 
 const CHECK = Symbol('guard.check');
 

@@ -2,7 +2,7 @@
 // performance guidance). Reads the raw schema, so it also runs on schemas that fail to compile.
 import { pointerToken } from './json.ts';
 
-export type GuardLintCode = 'PATTERN_WITHOUT_MAX_LENGTH' | 'ADDITIONAL_PROPERTIES_ALLOWED';
+type GuardLintCode = 'PATTERN_WITHOUT_MAX_LENGTH' | 'ADDITIONAL_PROPERTIES_ALLOWED';
 
 export interface GuardLint {
   code: GuardLintCode;

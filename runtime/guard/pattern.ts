@@ -124,7 +124,7 @@ function toRe2Syntax(source: string): string {
  * counted repetition `{m,n}` as n copies (RE2 expands them), `*` and `+` one loop each. Scanned
  * without compiling, so a pattern too large is refused before it takes any memory.
  */
-export function estimatedRe2Size(source: string): number {
+function estimatedRe2Size(source: string): number {
   const frames: { done: number; alts: number; current: number; last: number }[] = [{ done: 0, alts: 0, current: 0, last: 0 }];
   let frame = frames[0]!;
   const atom = (size: number) => {
@@ -185,7 +185,7 @@ interface Group {
  * Scans a pattern that already compiled in `u` mode; returns why JavaScript's engine must not run
  * it, if so: backreferences (refused outright), or a quantified group that varies (RE2 runs it).
  */
-export function backtrackingHazard(source: string): string | undefined {
+function backtrackingHazard(source: string): string | undefined {
   const stack: Group[] = [{ variable: false }];
   // The atom a following quantifier would apply to: a closed group (with what it held) or a single item.
   let last: { group: boolean; variable: boolean } | undefined;

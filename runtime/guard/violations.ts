@@ -45,7 +45,7 @@ export function listViolations(root: GuardNode, value: unknown): GuardViolation[
 }
 
 /** Whether `value` is valid: the same walk with nothing recorded, stopping at the first failure. */
-export function isValid(node: GuardNode, value: unknown): boolean {
+function isValid(node: GuardNode, value: unknown): boolean {
   return withAnswers(() => {
     if (value === null || typeof value !== 'object') return visit(node, value, '', null);
     let byNode = answers!.get(value);

@@ -35,7 +35,7 @@ export interface CompiledEndpoint {
   guardsBody: boolean;
 }
 
-export interface CompiledRunAs {
+interface CompiledRunAs {
   accountId: string;
   /** The account's rights the approval was judged by, when the index was built. */
   rights: Rights;
@@ -52,4 +52,3 @@ export interface RuntimeIndex {
   endpoints: number;
 }
 
-export type { IndexSnapshot };

@@ -14,7 +14,7 @@ const SUFFIX = '.jsonl';
  * Spill files of one directory together stay under this: a long outage spills a batch every few
  * seconds under load, and the next start reads them all back into memory (~2 million records).
  */
-export const SPILL_LIMIT_BYTES = 256 * 1024 * 1024;
+const SPILL_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /** Claims and drafts older than this belong to a process that died with them. */
 const STALE_MS = 60_000;

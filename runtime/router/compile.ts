@@ -8,7 +8,7 @@ import type { Leaf, Node } from './tree.ts';
 import type { RouteDefinition, RouteMatch, Router } from './types.ts';
 
 export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export type RouteMethod = (typeof ROUTE_METHODS)[number];
+type RouteMethod = (typeof ROUTE_METHODS)[number];
 
 interface MethodTable<T> {
   /** Canonical pathname → its match, built once and frozen so a static hit allocates nothing. */

@@ -6,7 +6,7 @@ import { defineResource, defineTable, parseListQueryPartly, runList, type ListRe
 import * as pg from '../core/db/schema/pg.ts';
 import { workspaceScope } from '../core/query/scope.ts';
 
-export const workspacesResource = defineResource({
+const workspacesResource = defineResource({
   table: defineTable({
     name: tableName(pg.workspaces),
     key: 'id',

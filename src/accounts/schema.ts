@@ -87,4 +87,4 @@ export const validators = {
   tokenRequest: compile(TokenRequest),
 };
 
-export type UserCreateBody = Static<typeof UserCreate>;
+type UserCreateBody = Static<typeof UserCreate>;

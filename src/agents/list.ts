@@ -6,13 +6,13 @@ import { defineResource, defineTable, type ListResult, fieldsOf, tableName } fro
 import * as pg from '../core/db/schema/pg.ts';
 import { listInWorkspaces } from '../core/query/scope.ts';
 
-export const agentsTable = defineTable({
+const agentsTable = defineTable({
   name: tableName(pg.agents),
   key: 'id',
   fields: fieldsOf(pg.agents, ['id', 'workspaceId', 'name', 'desc', 'status', 'ownerId', 'ownerType', 'serviceAccountUserId', 'metadata', 'config', 'policy', 'version', 'createdAt', 'updatedAt'], { metadata: { jsonPaths: true }, config: { jsonPaths: true }, policy: { jsonPaths: true } }),
 });
 
-export const agentsResource = defineResource({
+const agentsResource = defineResource({
   table: agentsTable,
   features: { distinct: true, projection: true, groupBy: true, cast: true },
   aggregates: ['count', 'min', 'max'],

@@ -41,7 +41,7 @@ const SideEffectSummary = () =>
 // ---------------------------------------------------------------------------------------------
 // Plugin building blocks
 
-export const AgentPluginApprovalConfig = Strict(
+const AgentPluginApprovalConfig = Strict(
   {
     mode: Type.Optional(StringEnum(AgentEnums.approvalMode, { description: 'When a call needs approval' })),
     safetyTier: Type.Optional(StringEnum(AgentEnums.safetyTier, { description: 'Risk tier shown to the approver' })),
@@ -61,7 +61,7 @@ const DescribedProperty = Type.Object(
  * exactly the missing piece, e.g. `/inputSchema/properties/city/description`. Only the declared
  * top-level properties need a description: they are the tool's arguments.
  */
-export const AgentToolInputSchema = Type.Object(
+const AgentToolInputSchema = Type.Object(
   {
     type: Type.Literal('object', { description: 'Must be "object"' }),
     additionalProperties: Type.Literal(false, { description: 'Must be false: undeclared arguments are refused' }),
@@ -74,7 +74,7 @@ export const AgentToolInputSchema = Type.Object(
   },
 );
 
-export const AgentPluginRoutingConfig = Strict(
+const AgentPluginRoutingConfig = Strict(
   {
     title: Type.Optional(Type.String({ description: 'Canonical English title used for tool selection' })),
     summary: Type.Optional(Type.String({ description: 'Canonical English summary used for tool selection' })),
@@ -82,7 +82,7 @@ export const AgentPluginRoutingConfig = Strict(
   { title: 'AgentPluginRoutingConfig', description: 'English capability metadata for tool selection' },
 );
 
-export const AgentPluginComponentToolConfig = Strict(
+const AgentPluginComponentToolConfig = Strict(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'Tool available for selection and execution' })),
     deferLoading: Type.Optional(Type.Boolean({ description: 'Tool deferred behind discovery instead of eagerly exposed' })),
@@ -106,7 +106,7 @@ export const AgentPluginComponentToolConfig = Strict(
   { title: 'AgentPluginComponentToolConfig', description: 'One governed tool contract backed by the component' },
 );
 
-export const AgentPluginComponentToolset = Strict(
+const AgentPluginComponentToolset = Strict(
   {
     defaultConfig: Type.Optional(AgentPluginComponentToolConfig),
     tools: Type.Optional(NamedRecord(AgentPluginComponentToolConfig, { description: 'Tools keyed by stable capability name' })),
@@ -114,7 +114,7 @@ export const AgentPluginComponentToolset = Strict(
   { title: 'AgentPluginComponentToolset', description: 'Several governed tool contracts backed by one component' },
 );
 
-export const AgentPluginMcpHeaderBinding = Strict(
+const AgentPluginMcpHeaderBinding = Strict(
   {
     name: Type.Optional(NonEmpty({ description: 'Header name sent' })),
     secretId: Type.Optional(NonEmpty({ description: 'Tenant secret whose value is sent' })),
@@ -128,7 +128,7 @@ export const AgentPluginMcpHeaderBinding = Strict(
 /** Longest accepted MCP URL; the same bound the `uri` format applies (validate.ts). */
 export const MCP_URL_MAX_LENGTH = 2048;
 
-export const AgentPluginMcpConfig = Strict(
+const AgentPluginMcpConfig = Strict(
   {
     transport: Type.Optional(StringEnum(AgentEnums.mcpTransport, { description: 'Transport to the remote server' })),
     // The pattern only looks at the scheme and the first authority character (anchored, no
@@ -161,7 +161,7 @@ export const AgentPluginMcpConfig = Strict(
   { title: 'AgentPluginMcpConfig', description: 'Remote MCP server; used when kind is mcp_server' },
 );
 
-export const AgentPluginMcpToolConfig = Strict(
+const AgentPluginMcpToolConfig = Strict(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'Tool available for selection and execution' })),
     deferLoading: Type.Optional(Type.Boolean({ description: 'Tool deferred behind discovery instead of eagerly exposed' })),
@@ -175,7 +175,7 @@ export const AgentPluginMcpToolConfig = Strict(
   { title: 'AgentPluginMcpToolConfig', description: 'Governance of one remote MCP tool' },
 );
 
-export const AgentPluginMcpToolset = Strict(
+const AgentPluginMcpToolset = Strict(
   {
     defaultConfig: Type.Optional(AgentPluginMcpToolConfig),
     configs: Type.Optional(NamedRecord(AgentPluginMcpToolConfig, { description: 'Per-remote-tool overrides keyed by remote tool name' })),
@@ -189,7 +189,7 @@ const MarkdownContent = () => Type.String({ format: 'markdown', minLength: 1, de
 const MaxPromptChars = () =>
   Type.Integer({ minimum: 256, maximum: 64000, description: 'Characters of the content put into the prompt at most' });
 
-export const AgentPluginSkillConfig = Strict(
+const AgentPluginSkillConfig = Strict(
   {
     format: Type.Optional(ContentFormat()),
     content: Type.Optional(MarkdownContent()),
@@ -201,7 +201,7 @@ export const AgentPluginSkillConfig = Strict(
 
 const CatalogUrl = (description: string) => Type.Optional(Type.String({ format: 'uri', description }));
 
-export const AgentPluginPackageMetadata = Strict(
+const AgentPluginPackageMetadata = Strict(
   {
     avatarUrl: CatalogUrl('Avatar image'),
     websiteUrl: CatalogUrl('Publisher or product website'),
@@ -223,7 +223,7 @@ export const AgentPluginPackageMetadata = Strict(
   },
 );
 
-export const AgentPluginPackageConfig = Strict(
+const AgentPluginPackageConfig = Strict(
   {
     externalId: NonEmpty({ description: 'Package id in the external catalog' }),
     format: Type.Optional(ContentFormat()),
@@ -277,16 +277,16 @@ export const AgentPluginConfig = Strict(
   { title: 'AgentPluginConfig', description: 'Primary plugin contract surface; provider-governed' },
 );
 
-export type AgentPluginApprovalConfig = Static<typeof AgentPluginApprovalConfig>;
-export type AgentToolInputSchema = Static<typeof AgentToolInputSchema>;
-export type AgentPluginRoutingConfig = Static<typeof AgentPluginRoutingConfig>;
-export type AgentPluginComponentToolConfig = Static<typeof AgentPluginComponentToolConfig>;
-export type AgentPluginComponentToolset = Static<typeof AgentPluginComponentToolset>;
-export type AgentPluginMcpHeaderBinding = Static<typeof AgentPluginMcpHeaderBinding>;
-export type AgentPluginMcpConfig = Static<typeof AgentPluginMcpConfig>;
-export type AgentPluginMcpToolConfig = Static<typeof AgentPluginMcpToolConfig>;
-export type AgentPluginMcpToolset = Static<typeof AgentPluginMcpToolset>;
-export type AgentPluginSkillConfig = Static<typeof AgentPluginSkillConfig>;
-export type AgentPluginPackageMetadata = Static<typeof AgentPluginPackageMetadata>;
-export type AgentPluginPackageConfig = Static<typeof AgentPluginPackageConfig>;
+type AgentPluginApprovalConfig = Static<typeof AgentPluginApprovalConfig>;
+type AgentToolInputSchema = Static<typeof AgentToolInputSchema>;
+type AgentPluginRoutingConfig = Static<typeof AgentPluginRoutingConfig>;
+type AgentPluginComponentToolConfig = Static<typeof AgentPluginComponentToolConfig>;
+type AgentPluginComponentToolset = Static<typeof AgentPluginComponentToolset>;
+type AgentPluginMcpHeaderBinding = Static<typeof AgentPluginMcpHeaderBinding>;
+type AgentPluginMcpConfig = Static<typeof AgentPluginMcpConfig>;
+type AgentPluginMcpToolConfig = Static<typeof AgentPluginMcpToolConfig>;
+type AgentPluginMcpToolset = Static<typeof AgentPluginMcpToolset>;
+type AgentPluginSkillConfig = Static<typeof AgentPluginSkillConfig>;
+type AgentPluginPackageMetadata = Static<typeof AgentPluginPackageMetadata>;
+type AgentPluginPackageConfig = Static<typeof AgentPluginPackageConfig>;
 export type AgentPluginConfig = Static<typeof AgentPluginConfig>;

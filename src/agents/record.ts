@@ -1,6 +1,6 @@
 // The Agent record as the API returns it (DESIGN §4).
 
-export type AgentStatus = 'ACTIVE' | 'PAUSED' | 'DISABLED';
+type AgentStatus = 'ACTIVE' | 'PAUSED' | 'DISABLED';
 export type OwnerType = 'USER' | 'GROUP' | 'SERVICE_ACCOUNT';
 
 export interface AgentRecord {

@@ -21,7 +21,7 @@ const isRecord = (value: unknown): value is JsonRecord =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** RFC 6901 escaping of one reference token. */
-export const escapePointerToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointerToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
 const violation = (pointer: string, message: string, code: ProblemCode): Violation => ({ pointer, message, code });
 

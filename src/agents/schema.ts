@@ -12,7 +12,7 @@ export type * from './plugin-schema.ts';
 // ---------------------------------------------------------------------------------------------
 // Agent configuration
 
-export const AgentDefinition = Strict(
+const AgentDefinition = Strict(
   {
     identity: Type.Optional(Type.String({ maxLength: 500, description: 'Who the agent is' })),
     mission: Type.Optional(Type.String({ maxLength: 2000, description: 'What the agent is for' })),
@@ -39,7 +39,7 @@ export const AgentMemoryPolicy = Strict(
   { title: 'AgentMemoryPolicy', description: 'Cross-run memory defaults' },
 );
 
-export const AgentReleaseConfig = Strict(
+const AgentReleaseConfig = Strict(
   {
     versionLabel: Type.Optional(NonEmpty({ description: 'Operator-facing release label' })),
     changeSummary: Type.Optional(NonEmpty({ description: 'Short change summary' })),
@@ -47,7 +47,7 @@ export const AgentReleaseConfig = Strict(
   { title: 'AgentReleaseConfig', description: 'Release metadata of the current definition' },
 );
 
-export const AgentAutomationApprovalRouting = Strict(
+const AgentAutomationApprovalRouting = Strict(
   {
     mode: Type.Optional(StringEnum(AgentEnums.approvalRoutingMode, { description: 'What happens at an approval gate' })),
     delegateUserIds: Type.Optional(UuidList('Users who receive delegated approval or escalation')),
@@ -56,7 +56,7 @@ export const AgentAutomationApprovalRouting = Strict(
   { title: 'AgentAutomationApprovalRouting', description: 'Reserved metadata for escalation and delegation' },
 );
 
-export const AgentAutomationNotificationPolicy = Strict(
+const AgentAutomationNotificationPolicy = Strict(
   {
     dedupeWindowSeconds: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 604800, description: 'Suggested dedupe window (s) keyed by one automation trigger' }),
@@ -70,7 +70,7 @@ export const AgentAutomationNotificationPolicy = Strict(
   },
 );
 
-export const AgentAutomationPolicyConfig = Strict(
+const AgentAutomationPolicyConfig = Strict(
   {
     defaultDeliveryMode: Type.Optional(
       StringEnum(AgentEnums.deliveryMode, { description: 'Used when the caller does not override it' }),
@@ -211,12 +211,12 @@ export const AgentCreateBody = Strict(
   },
 );
 
-export type AgentDefinition = Static<typeof AgentDefinition>;
+type AgentDefinition = Static<typeof AgentDefinition>;
 export type AgentMemoryPolicy = Static<typeof AgentMemoryPolicy>;
-export type AgentReleaseConfig = Static<typeof AgentReleaseConfig>;
-export type AgentAutomationApprovalRouting = Static<typeof AgentAutomationApprovalRouting>;
-export type AgentAutomationNotificationPolicy = Static<typeof AgentAutomationNotificationPolicy>;
-export type AgentAutomationPolicyConfig = Static<typeof AgentAutomationPolicyConfig>;
+type AgentReleaseConfig = Static<typeof AgentReleaseConfig>;
+type AgentAutomationApprovalRouting = Static<typeof AgentAutomationApprovalRouting>;
+type AgentAutomationNotificationPolicy = Static<typeof AgentAutomationNotificationPolicy>;
+type AgentAutomationPolicyConfig = Static<typeof AgentAutomationPolicyConfig>;
 export type AgentConfig = Static<typeof AgentConfig>;
 export type AgentPolicy = Static<typeof AgentPolicy>;
 export type AgentUpdateBody = Static<typeof AgentUpdateBody>;

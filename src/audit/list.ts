@@ -9,7 +9,7 @@ import { listInWorkspaces } from '../core/query/scope.ts';
 import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 
-export const auditTable = defineTable({
+const auditTable = defineTable({
   name: tableName(pg.audit),
   key: 'id',
   // seq: insertion order, the storage key, never shown (hidden); it breaks ties in every sort.

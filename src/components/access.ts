@@ -16,7 +16,7 @@ export function assertId(id: string, what: string): void {
   if (!isUuid(id)) throw notFound(what);
 }
 
-export function assertVisible(principal: Principal, component: ComponentRecord | null): asserts component is ComponentRecord {
+function assertVisible(principal: Principal, component: ComponentRecord | null): asserts component is ComponentRecord {
   if (!component || !inWorkspace(principal, component.workspaceId)) throw notFound('Component');
 }
 

@@ -4,7 +4,7 @@ import { administratorApproval, type Approval } from '../core/definitions/approv
 import type { ComponentContent, ComponentView, DeploymentRecord, RevisionRecord } from './record.ts';
 
 /** The content fields of a revision as the API shows them (the kind is the component's). */
-export function contentFields(content: ComponentContent): Record<string, unknown> {
+function contentFields(content: ComponentContent): Record<string, unknown> {
   switch (content.kind) {
     case 'lowcode':
       return { elements: content.elements };

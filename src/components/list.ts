@@ -16,7 +16,7 @@ const revisionsTable = defineTable({
 /** The revision fields a component's `latestRevision.…` and `activeRevision.…` reach. */
 const REVISION_FIELDS = ['id', 'number', 'digest', 'status', 'createdAt'];
 
-export const componentsTable = defineTable({
+const componentsTable = defineTable({
   name: tableName(pg.components),
   key: 'id',
   fields: fieldsOf(pg.components, ['id', 'workspaceId', 'name', 'kind', 'description', 'latestRevisionId', 'activeRevisionId', 'version', 'createdBy', 'createdAt', 'updatedAt']),
@@ -33,7 +33,7 @@ const LIST_OPTIONS = {
   aggregates: ['count', 'min', 'max'],
 } as const;
 
-export const componentsResource = defineResource({
+const componentsResource = defineResource({
   table: componentsTable,
   ...LIST_OPTIONS,
   defaultSort: [{ field: 'createdAt', dir: 'desc' }],

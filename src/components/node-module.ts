@@ -10,7 +10,7 @@ import { nodesOf, parseSource } from './parse.ts';
 
 const BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_') && !m.startsWith('bun')).map((m) => m.replace(/^node:/, '')));
 
-export const isAllowedImport = (specifier: string): boolean =>
+const isAllowedImport = (specifier: string): boolean =>
   specifier.startsWith('node:') && BUILTINS.has(specifier.slice('node:'.length));
 
 /** Problems of a module, in source order; empty when it may be deployed. */

@@ -45,7 +45,7 @@ export interface RevisionRecord {
   createdAt: Date;
 }
 
-export type DeploymentStatus = 'building' | 'ready' | 'failed';
+type DeploymentStatus = 'building' | 'ready' | 'failed';
 export type DeploymentRecord = Tables['deployments']['$inferSelect'];
 
 /** A component with the two revisions its record shows. */

@@ -20,7 +20,7 @@ export interface ResolvedRevision {
  * A pinned digest resolves whatever the revision's status. For a node component only the selected
  * revision (`status === 'active'`) may run, so a caller serving invocations must check that.
  */
-export async function resolveRevisionIn(db: Database, q: Orm, componentId: string, digest?: string): Promise<ResolvedRevision | null> {
+async function resolveRevisionIn(db: Database, q: Orm, componentId: string, digest?: string): Promise<ResolvedRevision | null> {
   if (!isUuid(componentId)) return null; // names nothing (and would upset Postgres' uuid columns)
   const { components: c } = db.t;
   const [component] = await q.select().from(c).where(eq(c.id, componentId));

@@ -5,12 +5,12 @@ import { compile } from '../core/http/validate.ts';
 import { COMPONENT_KINDS } from './record.ts';
 
 /** Element and result names: identifiers, so code can name them as `results.name`. */
-export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export const CODE_MAX_CHARS = 256 * 1024;
-export const SOURCE_MAX_CHARS = 1024 * 1024;
-export const ELEMENTS_MAX = 100;
-export const RESULTS_MAX = 100;
+const CODE_MAX_CHARS = 256 * 1024;
+const SOURCE_MAX_CHARS = 1024 * 1024;
+const ELEMENTS_MAX = 100;
+const RESULTS_MAX = 100;
 
 const Uuid = Type.String({ format: 'uuid' });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -19,9 +19,9 @@ const Identifier = Type.String({ minLength: 1, maxLength: 100, pattern: IDENTIFI
 const JsonSchemaObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const Kind = Type.Union(COMPONENT_KINDS.map((k) => Type.Literal(k)), { type: 'string', enum: [...COMPONENT_KINDS], description: 'Component kind' });
+const Kind = Type.Union(COMPONENT_KINDS.map((k) => Type.Literal(k)), { type: 'string', enum: [...COMPONENT_KINDS], description: 'Component kind' });
 
-export const Element = Type.Object(
+const Element = Type.Object(
   {
     name: Identifier,
     code: Type.String({ maxLength: CODE_MAX_CHARS, description: 'The body of `async (api, input, results) => { … }`' }),
@@ -30,7 +30,7 @@ export const Element = Type.Object(
   { additionalProperties: false },
 );
 
-export const NodeResultDecl = Type.Object(
+const NodeResultDecl = Type.Object(
   {
     name: Identifier,
     visible: Type.Optional(Type.Boolean({ default: true })),

@@ -1,7 +1,7 @@
 // What a deployment needs from the executor (DESIGN §10): transpile a node module, load it in the
 // sandbox and confirm its default export is a function. The server never transpiles it (issue #20). runtime/executor's Executor satisfies it.
 
-export interface NodeRevisionToVerify {
+interface NodeRevisionToVerify {
   /** The revision id; the executor keys Workers by it. */
   id: string;
   /** The component's workspace: the module loads only in a host that runs that workspace's code. */

@@ -30,7 +30,7 @@ const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
 });
 
-export type Env = Static<typeof EnvSchema>;
+type Env = Static<typeof EnvSchema>;
 
 export interface Config extends Omit<Env, 'BASE_URL' | 'ENDPOINT_RUNTIME_URL'> {
   BASE_URL: string;

@@ -8,9 +8,8 @@ import type { ContractIssue, ContractStatus, EndpointRecord } from '../core/defi
 import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
 import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../core/definitions/settings.ts';
 
-export type { ComponentKind, ComponentLookup, ResolvedRevision } from '../core/definitions/component-lookup.ts';
 
-export interface GuardCompiler {
+interface GuardCompiler {
   compile(schema: unknown): { ok: true } | { ok: false; errors: { pointer: string; message: string }[] };
   lint(schema: unknown): { code: string; message: string; pointer: string }[];
 }

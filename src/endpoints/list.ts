@@ -6,7 +6,7 @@ import { defineResource, defineTable, type ListResult, fieldsOf, tableName } fro
 import * as pg from '../core/db/schema/pg.ts';
 import { listInWorkspaces } from '../core/query/scope.ts';
 
-export const endpointsTable = defineTable({
+const endpointsTable = defineTable({
   name: tableName(pg.endpoints),
   key: 'id',
   fields: fieldsOf(pg.endpoints, ['id', 'workspaceId', 'name', 'description', 'method', 'path', 'status', 'componentId', 'definition', 'contractStatus', 'version', 'createdAt', 'updatedAt'], { definition: { jsonPaths: true }, contractStatus: { jsonPaths: true } }),
@@ -24,7 +24,7 @@ export const endpointsTable = defineTable({
   },
 });
 
-export const endpointsResource = defineResource({
+const endpointsResource = defineResource({
   table: endpointsTable,
   features: { distinct: true, projection: true, groupBy: true, cast: true },
   aggregates: ['count', 'min', 'max'],

@@ -285,7 +285,7 @@ function lowerCaseDigests<T>(body: T): T {
  * component's result (DESIGN §8: 1 MiB). Beyond it a definition made every build of the index, and
  * its own activation, hold the serving thread for its size.
  */
-export const DEFINITION_DOCUMENT_LIMIT_BYTES = 1024 * 1024;
+const DEFINITION_DOCUMENT_LIMIT_BYTES = 1024 * 1024;
 
 function sizeViolations(body: unknown): Violation[] {
   const b = body as { staticResponse?: { body?: unknown } | null; validationFailure?: { body?: unknown } | null; inputs?: unknown } | null;

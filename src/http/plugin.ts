@@ -26,7 +26,7 @@ export interface HttpLogger {
 
 const oids = new WeakMap<Request, string>();
 
-export const oidOf = (request: Request): string => {
+const oidOf = (request: Request): string => {
   let oid = oids.get(request);
   if (!oid) {
     oid = operationId(request.headers.get('x-svc-oid'));
@@ -47,7 +47,7 @@ export const bearerTokenOf = (authorization: string | null | undefined): string 
  * also takes `Bearer:<key>` or `Bearer  <key>` (a space left in the token) and, without a header,
  * falls back to a query parameter, so anything but that exact form is read by our own parse.
  */
-export function tokenOf(authorization: string | null, fromPlugin: string | undefined): string | undefined {
+function tokenOf(authorization: string | null, fromPlugin: string | undefined): string | undefined {
   if (authorization === null) return undefined;
   if (fromPlugin && !/\s/.test(fromPlugin) && authorization === `Bearer ${fromPlugin}`) return fromPlugin;
   return bearerTokenOf(authorization);

@@ -4,7 +4,7 @@ import { maxHeaderSize } from 'node:http';
 import type { Logger } from '../core/log.ts';
 
 /** What the start scripts give Bun (--max-http-header-size): a list query of 1000 values fits. */
-export const HEADER_LIMIT_BYTES = 131_072;
+const HEADER_LIMIT_BYTES = 131_072;
 
 export function installProcessGuards(log: Logger): void {
   process.on('unhandledRejection', (reason) => log.error('unhandled promise rejection (the process keeps running)', reason));

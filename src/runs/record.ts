@@ -1,6 +1,6 @@
 // Agent runs and their events (DESIGN §5).
 
-export const RUN_STATES = ['queued', 'running', 'waiting_approval', 'cancelling', 'completed', 'failed', 'cancelled', 'timed_out'] as const;
+const RUN_STATES = ['queued', 'running', 'waiting_approval', 'cancelling', 'completed', 'failed', 'cancelled', 'timed_out'] as const;
 export type RunStatus = (typeof RUN_STATES)[number];
 export const FINAL_STATES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled', 'timed_out']);
 

@@ -4,7 +4,7 @@
 import { AgentEnums, MCP_URL_MAX_LENGTH, METADATA_MAX_BYTES, METADATA_MAX_KEYS } from '../../src/agents/schema.ts';
 import type { ProblemCode } from '../../src/core/http/problem.ts';
 
-export type Body = Record<string, unknown>;
+type Body = Record<string, unknown>;
 
 export interface ConstraintRow {
   /** Unique: the pointer pattern and the constraint, e.g. `/config/maxTicks maximum 1000`. */
@@ -34,7 +34,7 @@ export interface RowContext {
   workspaceId: string;
 }
 
-export const SCHEMA_ROW_CONTEXT: RowContext = {
+const SCHEMA_ROW_CONTEXT: RowContext = {
   enabledModel: 'scripted',
   userId: '6f1d3c2a-8b4e-4a7f-9c10-2d3e4f5a6b7c',
   serviceAccountUserId: '0a9b8c7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d',

@@ -22,9 +22,9 @@ import { createExecutor, type Executor } from '../../runtime/executor/index.ts';
 import type { DatabaseCase } from '../helpers/databases.ts';
 import { tempDir } from '../helpers/temp.ts';
 
-export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
+const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
 
-export interface HookCall {
+interface HookCall {
   component: ComponentRecord;
   revision: RevisionRecord;
 }

@@ -6,7 +6,7 @@ import { test } from 'bun:test';
 import { tempDir } from './temp.ts';
 
 export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CI = process.env.CI === 'true';
 
 async function postgresReachable(): Promise<boolean> {

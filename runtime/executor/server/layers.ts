@@ -19,7 +19,7 @@ export const NO_LAYERS: SandboxLayers = {
 const serverView = { netNs: namespaceOf('net'), pidNs: namespaceOf('pid'), ipcNs: namespaceOf('ipc'), uid: process.getuid?.() ?? -1, mounts: mountPoints() };
 
 /** @param masked the directories the sandbox plan gives each host a private tmpfs on */
-export function observedLayers(hello: HostHello, masked: readonly string[]): SandboxLayers {
+function observedLayers(hello: HostHello, masked: readonly string[]): SandboxLayers {
   return {
     emptyEnv: hello.envCount === 0,
     // Unprivileged means: not root, and not the server's own user, as the server's namespace sees it.

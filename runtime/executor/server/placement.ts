@@ -49,7 +49,7 @@ export interface PlacementLimits {
 export const accepting = (host: HostEntry): boolean => !host.retiring && host.killWatch.size === 0;
 
 /** Calls in flight and none answered for WORKER_STALL_MS: perhaps stuck behind a synchronous loop. */
-export const stalled = (loaded: Loaded, now: number): boolean => loaded.inflight > 0 && now - Math.max(loaded.busySince, loaded.lastAnswer) > WORKER_STALL_MS;
+const stalled = (loaded: Loaded, now: number): boolean => loaded.inflight > 0 && now - Math.max(loaded.busySince, loaded.lastAnswer) > WORKER_STALL_MS;
 
 /**
  * The host for an invocation of revision `key` of `tenant`, or undefined (then the call queues).

@@ -10,7 +10,7 @@ import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddres
 import { entriesOf, isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
 import { processAlive } from '../../../src/core/lib/process-alive.ts';
 
-export const UNPRIVILEGED_ID = 65534;
+const UNPRIVILEGED_ID = 65534;
 
 /** Threads all hosts together may run: a share of the machine's pid space. */
 function hostTasksLimit(): number {

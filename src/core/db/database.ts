@@ -4,7 +4,7 @@ import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import type * as tables from './schema/sqlite.ts';
 import type { SqlRunner } from '../query/types.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
+type Dialect = 'sqlite' | 'postgres';
 export type Tables = typeof tables;
 
 /**

@@ -4,7 +4,7 @@ import { openSqlite } from './sqlite/open.ts';
 import type { PostgresOptions } from './postgres/open.ts';
 import type { Database } from './database.ts';
 
-export type { Database, DatabaseLocation, Dialect, Orm, Tables } from './database.ts';
+export type { Database, DatabaseLocation,  Orm, Tables } from './database.ts';
 
 /** `sqlite:<file>`, `sqlite::memory:` or `postgres://…`. */
 export async function openDatabase(url: string, options: PostgresOptions = {}): Promise<Database> {

@@ -11,7 +11,7 @@ import { executionAccountIdOf, executionModeOf, readSettings, type EndpointSetti
 import type { EndpointRecord } from './schema.ts';
 import { toRecord } from './store.ts';
 
-export interface SnapshotRevision {
+interface SnapshotRevision {
   id: string;
   number: number;
   digest: string;
@@ -39,7 +39,7 @@ export interface SnapshotEndpoint {
   guardSchema: unknown;
 }
 
-export interface SnapshotRunAs {
+interface SnapshotRunAs {
   accountId: string;
   /**
    * The account's roles and workspaces when the snapshot was built, which `revision` was judged

@@ -4,7 +4,7 @@ import type { Violation } from '../http/problem.ts';
 import { parseRoutePath, routeShape as routerShape } from './route-path.ts';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-export const MAX_PATH_LENGTH = 2048;
+const MAX_PATH_LENGTH = 2048;
 
 /** Characters a static segment may hold as written: RFC 3986 pchar minus `:` at the start, plus percent-escapes and non-ASCII. */
 const STATIC_SEGMENT = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2}|[^\x00-\x7F])(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2}|[^\x00-\x7F])*$/;
@@ -47,5 +47,5 @@ export function routeShape(method: string, path: string): string {
 }
 
 /** Named segments of a path, in order. */
-export const pathParams = (path: string): string[] =>
+const pathParams = (path: string): string[] =>
   path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));

@@ -2,7 +2,7 @@
 // The router uses it as a guard; the control plane may call it to validate before saving.
 import { decodeSegment, encodeSegment } from './route-encoding.ts';
 
-export const MAX_ROUTE_PATH_LENGTH = 2048;
+const MAX_ROUTE_PATH_LENGTH = 2048;
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

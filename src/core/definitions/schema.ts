@@ -2,7 +2,7 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import { compile } from '../http/validate.ts';
 
-export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof METHODS)[number];
 
 /** A union of string literals that also carries `enum`, so docs and error messages list the values. */
@@ -14,26 +14,26 @@ const Uuid = Type.String({ format: 'uuid' });
 const Digest = Type.String({ minLength: 1, maxLength: 200, description: 'A revision content digest, `sha256:<64 hex>`' });
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
-export const Method = literalUnion(METHODS, 'HTTP method');
+const Method = literalUnion(METHODS, 'HTTP method');
 /** Syntax only; the full path rules (named segments, duplicates) are checked in ./path.ts. */
-export const EndpointPath = Type.String({ minLength: 1, maxLength: 2048, pattern: '^/', description: '`/`-separated static segments and `:name` segments, e.g. `/orders/:orderId`' });
+const EndpointPath = Type.String({ minLength: 1, maxLength: 2048, pattern: '^/', description: '`/`-separated static segments and `:name` segments, e.g. `/orders/:orderId`' });
 
-export const InlineGuard = Type.Object(
+const InlineGuard = Type.Object(
   { type: Type.Literal('inline'), schema: Type.Unknown({ description: 'A JSON Schema for the body (or the query for GET)' }) },
   { additionalProperties: false },
 );
-export const ComponentGuard = Type.Object(
+const ComponentGuard = Type.Object(
   { type: Type.Literal('component'), componentId: Uuid, componentDigest: Type.Optional(Digest) },
   { additionalProperties: false },
 );
-export const Guard = Type.Union([InlineGuard, ComponentGuard], { description: 'Input validation: an inline JSON Schema or a json-validator component' });
+const Guard = Type.Union([InlineGuard, ComponentGuard], { description: 'Input validation: an inline JSON Schema or a json-validator component' });
 
-export const ValidationFailure = Type.Object(
+const ValidationFailure = Type.Object(
   { status: Type.Integer({ minimum: 400, maximum: 499 }), body: Type.Unknown() },
   { additionalProperties: false, description: 'Status and body answered when input validation fails' },
 );
 
-export const StaticResponse = Type.Object(
+const StaticResponse = Type.Object(
   {
     status: Type.Integer({ minimum: 200, maximum: 599 }),
     headers: Type.Optional(Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$", maxLength: 100 }), Type.String({ maxLength: 4096 }), { maxProperties: 50 })),
@@ -42,8 +42,8 @@ export const StaticResponse = Type.Object(
   { additionalProperties: false, description: 'The configured response when no component is attached' },
 );
 
-export const ExecutionModes = ['CALLER', 'SERVICE_ACCOUNT'] as const;
-export const CurrentUserModes = ['BUSINESS_USER', 'EXECUTION_ACCOUNT'] as const;
+const ExecutionModes = ['CALLER', 'SERVICE_ACCOUNT'] as const;
+const CurrentUserModes = ['BUSINESS_USER', 'EXECUTION_ACCOUNT'] as const;
 
 export const ExecutionPolicy = Type.Object(
   {
@@ -138,8 +138,8 @@ export const EndpointSettingsBody = Type.Object(
 export type EndpointCreateBody = Static<typeof EndpointCreateBody>;
 export type EndpointUpdateBody = Static<typeof EndpointUpdateBody>;
 export type EndpointSettingsBody = Static<typeof EndpointSettingsBody>;
-export type Guard = Static<typeof Guard>;
-export type StaticResponse = Static<typeof StaticResponse>;
+type Guard = Static<typeof Guard>;
+type StaticResponse = Static<typeof StaticResponse>;
 export type ExecutionPolicy = Static<typeof ExecutionPolicy>;
 
 /** The stored definition: everything but identity, routing and bookkeeping columns. */

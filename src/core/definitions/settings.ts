@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 
-export const SETTINGS_KEY = 'endpoints.settings';
+const SETTINGS_KEY = 'endpoints.settings';
 
 export interface SavedSettings {
   executionPolicy: { mode: 'CALLER' | 'SERVICE_ACCOUNT'; serviceAccountId?: string };
@@ -15,7 +15,7 @@ export type EndpointSettings =
   | (SavedSettings & { saved: true })
   | { executionPolicy: { mode: 'SYSTEM' }; currentUser: 'BUSINESS_USER'; saved: false };
 
-export const LEGACY_SETTINGS: EndpointSettings = { executionPolicy: { mode: 'SYSTEM' }, currentUser: 'BUSINESS_USER', saved: false };
+const LEGACY_SETTINGS: EndpointSettings = { executionPolicy: { mode: 'SYSTEM' }, currentUser: 'BUSINESS_USER', saved: false };
 
 /** An Endpoint's own execution policy, as far as choosing the execution identity goes. */
 interface PolicyChoice {

@@ -19,10 +19,10 @@ const WIDE = /[^\x00-\xFF]/;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'transfer-encoding']);
 
 /** `x-execution-id` and the `x-svc-*` names are the platform's own (DESIGN §8); `name` is lower case. */
-export const isPlatformHeader = (name: string): boolean => name === 'x-execution-id' || name.startsWith('x-svc-');
+const isPlatformHeader = (name: string): boolean => name === 'x-execution-id' || name.startsWith('x-svc-');
 
 /** `name` is lower case. */
-export const isHopByHopHeader = (name: string): boolean => HOP_BY_HOP.has(name) || name.startsWith('proxy-');
+const isHopByHopHeader = (name: string): boolean => HOP_BY_HOP.has(name) || name.startsWith('proxy-');
 
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 

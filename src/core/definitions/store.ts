@@ -27,7 +27,7 @@ export function toRecord(row: Row): EndpointRecord {
 }
 
 /** Splits a record into its columns and the stored definition document. */
-export function toRow(record: EndpointRecord, createdBy: string): Row {
+function toRow(record: EndpointRecord, createdBy: string): Row {
   const { id, workspaceId, name, description, method, path, status, componentId, contractStatus, version, createdAt, updatedAt, ...definition } = record;
   return {
     id, workspaceId, name, description, method, path, status, componentId, version, createdAt, updatedAt, createdBy,

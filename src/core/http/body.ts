@@ -20,7 +20,7 @@ export const SERVER_BODY_CAP = 2 ** 40;
  * WHATWG UTF-8 decode does), so framing never changes the text. A content coding we do not
  * decode (gzip, …) is 415; bytes that are not UTF-8 throw InvalidUtf8Error.
  */
-export async function readTextWithin(request: Request, limit: number): Promise<string> {
+async function readTextWithin(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   // Only without a declared length is `request.body` asked (for a chunked body): Bun builds a
@@ -68,7 +68,7 @@ async function readChunked(body: ReadableStream<Uint8Array>, limit: number): Pro
   return Buffer.concat(chunks);
 }
 
-export const isJsonContentType = (contentType: string | null | undefined): boolean => {
+const isJsonContentType = (contentType: string | null | undefined): boolean => {
   if (!contentType) return false;
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));

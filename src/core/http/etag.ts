@@ -9,7 +9,7 @@ export const etagOf = (version: number) => `"${version}"`;
  * grammar) is read as its quoted tag: clients that send the version they read mean exactly that,
  * and refusing it would answer 412 to a request whose version is current.
  */
-export function ifMatchAccepts(header: string, version: number): boolean {
+function ifMatchAccepts(header: string, version: number): boolean {
   const wanted = etagOf(version);
   const bare = String(version);
   return header

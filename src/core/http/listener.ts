@@ -6,7 +6,7 @@ import { SERVER_BODY_CAP } from './body.ts';
 import { operationId } from './oid.ts';
 import { ProblemError, problemResponse } from './problem.ts';
 
-export type FetchHandler = (request: Request, server: Server<undefined>) => Response | Promise<Response>;
+type FetchHandler = (request: Request, server: Server<undefined>) => Response | Promise<Response>;
 
 export interface Listener {
   server: Server<undefined>;

@@ -119,7 +119,7 @@ export class ProblemError extends Error {
   }
 }
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** Renders a problem as a Response; used by both origins so the shape never drifts. */
 export function problemResponse(problem: ProblemError, oid: string, headers?: Record<string, string>): Response {

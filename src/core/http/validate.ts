@@ -81,7 +81,7 @@ function* filterUnitCounts(errors: Iterable<ValueError>): Iterable<ValueError> {
 }
 
 /** Violations listed in one answer; a value with more gets the first ones and a note saying so. */
-export const MAX_VIOLATIONS = 100;
+const MAX_VIOLATIONS = 100;
 
 /**
  * At most MAX_VIOLATIONS; when `explain` found more (it stops at one past the limit), a last entry
@@ -219,7 +219,7 @@ function messageFor(type: ValueErrorType, fallback: string, schema: TSchema): st
 }
 
 /** Validates and returns the typed value, or throws a 422 problem listing every violation. */
-export function assertValid<T>(validator: Validator<T>, value: unknown, prefix = ''): T {
+function assertValid<T>(validator: Validator<T>, value: unknown, prefix = ''): T {
   if (validator.check(value)) return value;
   throw new ProblemError(422, 'VALIDATION_FAILED', 'The request does not match the schema', {
     errors: validator.violations(value, prefix),

@@ -14,7 +14,7 @@ export const CREDENTIAL_CACHE_MS = 2000;
  * answering through an outage instead of failing every caller once the short cache lapses.
  * A revocation made meanwhile cannot be read anyway; it applies once the database answers again.
  */
-export const CREDENTIAL_STALE_MS = 5 * 60_000;
+const CREDENTIAL_STALE_MS = 5 * 60_000;
 /**
  * How long a caller with a last known answer waits for the database before that answer serves: a
  * database that hangs (rather than refuses) would otherwise hold every caller whose cached answer
@@ -246,5 +246,5 @@ export class CredentialResolver {
   }
 }
 
-export const unauthorized = (detail: string) =>
+const unauthorized = (detail: string) =>
   new ProblemError(401, 'UNAUTHORIZED', detail, { headers: { 'www-authenticate': 'Bearer' } });

@@ -21,7 +21,7 @@ export interface JwtOptions {
   audience?: string;
 }
 
-export interface VerifiedToken {
+interface VerifiedToken {
   sub: string;
   exp: number;
   /** From a token the platform minted for api.platform: the invocation it acts for. */

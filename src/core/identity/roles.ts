@@ -30,7 +30,7 @@ export interface Principal {
 }
 
 /** Per-request facts the audit trail records next to the principal. */
-export interface ActingContext {
+interface ActingContext {
   /** The request's operation id (x-svc-oid). */
   oid?: string;
   /**

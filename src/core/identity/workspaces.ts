@@ -11,7 +11,7 @@ export interface Workspace {
   createdAt: Date;
 }
 
-export const DEFAULT_WORKSPACE = 'default';
+const DEFAULT_WORKSPACE = 'default';
 
 export class WorkspaceStore {
   constructor(private readonly db: Database) {}

@@ -2,4 +2,4 @@
 export type { IndexPublisher, IndexSubscriber, IndexTarget } from './types.ts';
 export { InProcessChannel, CompositePublisher, noPublisher } from './in-process.ts';
 export { RedisIndexPublisher, RedisIndexSubscriber } from './redis.ts';
-export { DatabasePoll, type PollHealth } from './poll.ts';
+export { DatabasePoll } from './poll.ts';

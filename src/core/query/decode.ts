@@ -9,7 +9,7 @@ function iso(ms: number): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
-export function decodeValue(type: ValueType, value: unknown): unknown {
+function decodeValue(type: ValueType, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (type) {
     case 'integer':

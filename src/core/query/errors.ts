@@ -18,7 +18,7 @@ export function fail(pointer: string, message: string): never {
 }
 
 /** Escapes one JSON-pointer token (RFC 6901). */
-export function token(key: string | number): string {
+function token(key: string | number): string {
   if (typeof key === 'number') return String(key);
   return key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key;
 }
@@ -64,7 +64,7 @@ export class Issues {
 }
 
 /** Turns a single QueryIssue into the 400 problem (for code paths outside a collector). */
-export function toProblem(issue: QueryIssue): ProblemError {
+function toProblem(issue: QueryIssue): ProblemError {
   return new ProblemError(400, 'INVALID_QUERY', issue.message, {
     errors: [{ pointer: issue.pointer, message: issue.message }],
   });

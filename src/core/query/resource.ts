@@ -25,7 +25,7 @@ export interface FieldDef {
 }
 
 /** A many-to-one link usable as `<relation>.<field>` without an explicit join. */
-export interface Relation {
+interface Relation {
   table: TableDef;
   /** Field of this table holding the key. */
   from: string;
@@ -66,7 +66,7 @@ export const uniqueFields = (table: TableDef): readonly string[] => [table.key, 
 
 /** Dynamic features an endpoint may enable (DESIGN §6); all off by default. */
 export type Feature = 'distinct' | 'projection' | 'joins' | 'groupBy' | 'cast' | 'cte';
-export const FEATURES: readonly Feature[] = ['distinct', 'projection', 'joins', 'groupBy', 'cast', 'cte'];
+const FEATURES: readonly Feature[] = ['distinct', 'projection', 'joins', 'groupBy', 'cast', 'cte'];
 
 export type ScalarFn = 'lower' | 'upper' | 'length' | 'coalesce' | 'date_trunc' | 'jsonExtract';
 export type AggregateFn = 'count' | 'min' | 'max' | 'sum' | 'avg';
@@ -77,7 +77,7 @@ export const AGGREGATE_FNS: readonly AggregateFn[] = ['count', 'min', 'max', 'su
  * A server-defined expression clients may select by name (`{raw: "name", as}`). `build` gets a
  * resolver for the resource's logical fields (hidden ones included) and the dialect.
  */
-export interface ServerExpression {
+interface ServerExpression {
   type: ValueType;
   build(field: (name: string) => SQL, dialect: Dialect): SQL;
 }

@@ -105,7 +105,7 @@ function queryParameters(ctx: OperationContext, schema: unknown): JsonObject[] {
  * size as JSON. A body of megabytes made every generated document megabytes per Endpoint, built
  * and serialized on the serving thread at each request.
  */
-export const EXAMPLE_LIMIT_CHARS = 16 * 1024;
+const EXAMPLE_LIMIT_CHARS = 16 * 1024;
 /** Sizes of configured bodies, per body object: unchanged definitions are the same objects across requests. */
 const exampleSizes = new WeakMap<object, number>();
 

@@ -29,7 +29,7 @@ export const paramNames = (segments: PathSegment[]): string[] => segments.flatMa
 const encodeBraces = (text: string) => text.replace(/\{/g, '%7B').replace(/\}/g, '%7D');
 
 /** `GET /orders/:orderId/items` → `getOrdersByOrderIdItems`. */
-export function baseOperationId(method: string, segments: PathSegment[]): string {
+function baseOperationId(method: string, segments: PathSegment[]): string {
   const words = segments.flatMap((s) => (s.kind === 'param' ? ['by', ...wordsOf(s.name)] : wordsOf(safeDecode(s.text))));
   return method.toLowerCase() + (words.length === 0 ? 'Root' : words.map(capitalize).join(''));
 }

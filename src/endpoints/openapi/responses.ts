@@ -6,7 +6,7 @@ import type { JsonObject } from './schemas.ts';
 const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 const OID_HEADER = { 'x-svc-oid': { $ref: '#/components/headers/XSvcOid' } };
 
-export const STANDARD_RESPONSES = {
+const STANDARD_RESPONSES = {
   BadRequest: { status: '400', description: 'Malformed JSON or an invalid request (problem+json listing the violations)' },
   Unauthorized: { status: '401', description: 'No credential, or an invalid one' },
   Forbidden: { status: '403', description: 'The caller lacks ENDPOINT_INVOKE or INSTANCE_ADMIN, or the execution account is unusable' },

@@ -12,7 +12,7 @@ const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const MAP = ['properties', 'patternProperties', 'dependentSchemas'];
 
 /** Component names must match `^[a-zA-Z0-9._-]+$`. */
-export const componentName = (text: string): string => text.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'Schema';
+const componentName = (text: string): string => text.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'Schema';
 
 /** A property map built without assignment, so a `__proto__` key stays an ordinary key. */
 const entries = (pairs: [string, unknown][]): JsonObject => Object.fromEntries(pairs);

@@ -5,14 +5,14 @@ import { defineResource, defineTable } from '../../../src/core/query/resource.ts
 import { sql } from 'drizzle-orm';
 import { type TestDb, schema, store } from './db.ts';
 
-export const uuid = (prefix: number, n: number) => `${String(prefix).padStart(8, '0')}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const uuid = (prefix: number, n: number) => `${String(prefix).padStart(8, '0')}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 export const R1 = uuid(1, 1);
 export const R2 = uuid(1, 2);
 export const R3 = uuid(1, 3);
-export const AGENT_A = uuid(2, 1);
-export const AGENT_B = uuid(2, 2);
-export const WS = uuid(3, 1);
-export const WS_OTHER = uuid(3, 2);
+const AGENT_A = uuid(2, 1);
+const AGENT_B = uuid(2, 2);
+const WS = uuid(3, 1);
+const WS_OTHER = uuid(3, 2);
 export const O1 = uuid(4, 1);
 export const O2 = uuid(4, 2);
 
@@ -63,17 +63,17 @@ export const EVENTS: LogicalEvent[] = [
   ...events(R2, R1, R1, R2_EVENTS, 6, 3),
   ...events(R3, R3, null, R3_EVENTS, 7, 1),
 ];
-export const R1_SEQS = R1_EVENTS.map((_, i) => i + 1);
+const R1_SEQS = R1_EVENTS.map((_, i) => i + 1);
 
-export const RUNS = [
+const RUNS = [
   { id: R1, agentId: AGENT_A, workspaceId: WS, rootRunId: R1, parentRunId: null, status: 'completed', stopReason: 'done', input: { prompt: 'go' }, createdBy: 'u1', createdAt: '2024-03-01T09:59:00.000Z', startedAt: '2024-03-01T10:00:00.000Z', endedAt: '2024-03-03T00:00:00.000Z', tickCount: 2 },
   { id: R2, agentId: AGENT_A, workspaceId: WS, rootRunId: R1, parentRunId: R1, status: 'failed', stopReason: null, input: null, createdBy: 'u1', createdAt: '2024-03-01T19:00:00.000Z', startedAt: null, endedAt: null, tickCount: 1 },
   { id: R3, agentId: AGENT_B, workspaceId: WS_OTHER, rootRunId: R3, parentRunId: null, status: 'completed', stopReason: 'done', input: { prompt: 'secret' }, createdBy: 'u9', createdAt: '2024-03-01T08:00:00.000Z', startedAt: null, endedAt: null, tickCount: 0 },
 ];
 
-export interface Thing { id: string; ownerId: string | null; name: string; note: string | null; rank: number | null; score: number | null; active: boolean | null; seenAt: string | null; meta: unknown; tags: string[] | null; nums: number[] | null; secret: string }
+interface Thing { id: string; ownerId: string | null; name: string; note: string | null; rank: number | null; score: number | null; active: boolean | null; seenAt: string | null; meta: unknown; tags: string[] | null; nums: number[] | null; secret: string }
 export const T = (n: number) => uuid(9, n);
-export const THINGS: Thing[] = [
+const THINGS: Thing[] = [
   { id: T(1), ownerId: O1, name: 'alpha', note: 'A_1%', rank: 1, score: 1.5, active: true, seenAt: '2024-01-01T00:00:00.000Z', meta: { color: 'red', size: 3, flags: { x: true } }, tags: ['a', 'b'], nums: [1, 2, 3], secret: 's1' },
   { id: T(2), ownerId: O1, name: 'Beta', note: 'b\\x', rank: 2, score: -2, active: false, seenAt: '2024-02-15T12:30:00.000Z', meta: { color: 'blue', size: 10 }, tags: ['b'], nums: [2], secret: 's2' },
   { id: T(3), ownerId: null, name: 'gamma', note: null, rank: null, score: null, active: null, seenAt: null, meta: null, tags: [], nums: [], secret: 's3' },
@@ -82,7 +82,7 @@ export const THINGS: Thing[] = [
   { id: T(6), ownerId: O1, name: 'zeta', note: 'zz', rank: 2, score: 2, active: true, seenAt: '2024-02-15T12:30:00.000Z', meta: { color: 'green', list: ['a', 'b'] }, tags: null, nums: null, secret: 's6' },
 ];
 
-export const thingsTable = defineTable({
+const thingsTable = defineTable({
   name: 'things',
   key: 'id',
   fields: {

@@ -7,9 +7,9 @@ import { isUnder, worldWritableDirs } from '../../../runtime/executor/server/pri
 let serial = 0;
 
 /** The tenant test revisions belong to unless a test gives another (see `ofTenant`). */
-export const TEST_TENANT = 'tests';
+const TEST_TENANT = 'tests';
 /** A fresh revision id, so tests never share Workers by accident. */
-export const rid = (label: string): string => `${label}-${++serial}-${crypto.randomUUID()}`;
+const rid = (label: string): string => `${label}-${++serial}-${crypto.randomUUID()}`;
 
 export const lowcode = (...elements: { name: string; code: string; visible?: boolean }[]): CodeRevision => ({
   id: rid('lowcode'),

@@ -15,7 +15,7 @@ import type { SqlRunner } from '../../query/types.ts';
 /** Reader threads: two, so that one long query does not hold up every other list page. */
 const READERS = 2;
 /** A list query's time limit (the same as Postgres list connections' statement_timeout). */
-export const LIST_QUERY_TIMEOUT_MS = 30_000;
+const LIST_QUERY_TIMEOUT_MS = 30_000;
 /** How long closing waits for the list queries under way before it stops their threads. */
 const CLOSE_WAIT_MS = 2_000;
 /** How long a reader then has to close its connection. */

@@ -8,7 +8,7 @@ import type { ListResource, TableDef } from '../resource.ts';
 import type { ScalarType, ValueType } from '../types.ts';
 
 /** A column a CTE exposes: its output name, generated SQL name and type. */
-export interface CteColumn {
+interface CteColumn {
   key: string;
   name: string;
   type: ValueType;

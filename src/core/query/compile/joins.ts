@@ -13,7 +13,7 @@ import { type Scope, tableScope } from './scope.ts';
 const OPS: Record<JoinOp, SQL> = { eq: sql` = `, ne: sql` <> `, gt: sql` > `, gte: sql` >= `, lt: sql` < `, lte: sql` <= ` };
 
 /** Whether two types can be compared without a cast. */
-export function comparable(a: ValueType, b: ValueType): boolean {
+function comparable(a: ValueType, b: ValueType): boolean {
   if (a === 'json' || a === 'array' || b === 'json' || b === 'array') return false;
   if (a === b) return true;
   return (a === 'integer' || a === 'number') && (b === 'integer' || b === 'number');

@@ -33,7 +33,7 @@ function groupBy(plan: SelectPlan): SQL {
   return sql` GROUP BY ${sql.raw(positions.join(', '))}`;
 }
 
-export function withClause(ctx: Ctx): SQL {
+function withClause(ctx: Ctx): SQL {
   const ctes = [...ctx.ctes.values()];
   if (ctes.length === 0) return sql``;
   return sql`WITH ${list(ctes.map((c) => sql`${id(c.name)} AS (${c.body})`))} `;

@@ -36,7 +36,7 @@ const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
 const columns = new Map<string, SQL>();
 
 /** `"alias"."column"`; cached, since both parts are generated or server-defined and few. */
-export function column(alias: string, name: string): SQL {
+function column(alias: string, name: string): SQL {
   const key = `${alias}\u0000${name}`;
   let ref = columns.get(key);
   if (!ref) {

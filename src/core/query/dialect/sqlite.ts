@@ -9,7 +9,7 @@ import type { Bindable, JsonScalar, SqlDialect, TruncUnit } from './types.ts';
 const compiler = new SQLiteSyncDialect();
 
 /** `$."a"."b"[0]`: segments are pre-validated ([A-Za-z0-9_-]), so quoting is enough. */
-export function sqlitePath(path: readonly string[]): string {
+function sqlitePath(path: readonly string[]): string {
   return `$${path.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `."${s}"`)).join('')}`;
 }
 

@@ -9,7 +9,7 @@ export type Bindable = string | number | boolean;
 export type JsonScalar = string | number | boolean;
 export type TruncUnit = 'year' | 'month' | 'week' | 'day' | 'hour' | 'minute' | 'second';
 export const TRUNC_UNITS: readonly TruncUnit[] = ['year', 'month', 'week', 'day', 'hour', 'minute', 'second'];
-export type Aggregate = 'count' | 'min' | 'max' | 'sum' | 'avg';
+type Aggregate = 'count' | 'min' | 'max' | 'sum' | 'avg';
 
 export interface SqlDialect {
   readonly name: Dialect;

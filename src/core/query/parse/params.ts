@@ -5,7 +5,7 @@ import qs from 'qs';
 import { at, fail } from '../errors.ts';
 import { LIMITS } from '../limits.ts';
 
-export const PARAMS = [
+const PARAMS = [
   'offset', 'limit', 'count', 'filter', 'sort', 'distinct', 'fields',
   'joins', 'groupBy', 'cast', 'cte', 'debug',
 ] as const;

@@ -27,7 +27,7 @@ export function parseFields(raw: unknown, pointer: string, budget: Budget): Proj
   return items.map((item) => parseEntry(item.value, item.at, budget));
 }
 
-export function parseAlias(value: unknown, pointer: string): string {
+function parseAlias(value: unknown, pointer: string): string {
   if (typeof value !== 'string' || !ALIAS.test(value) || value.startsWith('__')) {
     fail(pointer, 'expected an alias of letters, digits, _ . - (at most 64, not starting with __)');
   }
@@ -42,7 +42,7 @@ export function parseCastType(value: unknown, pointer: string): CastType {
 }
 
 /** One projection entry. */
-export function parseEntry(value: unknown, pointer: string, budget: Budget): ProjectionEntry {
+function parseEntry(value: unknown, pointer: string, budget: Budget): ProjectionEntry {
   if (typeof value === 'string') {
     const name = expectName(value, pointer, 'a field name');
     return { expr: { kind: 'field', name, at: pointer }, as: name, advanced: false, at: pointer };
@@ -70,7 +70,7 @@ function kindOf(value: Obj, pointer: string): Kind {
 }
 
 /** An operand inside an expression: a field name ("*" for count) or a nested entry without `as`. */
-export function parseOperand(value: unknown, pointer: string, depth: number, budget: Budget): Expr {
+function parseOperand(value: unknown, pointer: string, depth: number, budget: Budget): Expr {
   if (depth > LIMITS.exprDepth) fail(pointer, `expressions nest at most ${LIMITS.exprDepth} levels`);
   if (typeof value === 'string') {
     if (value === '*') return { kind: 'star', at: pointer };

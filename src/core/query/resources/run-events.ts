@@ -6,13 +6,13 @@ import { defineResource, defineTable } from '../resource.ts';
 import { fieldsOf, tableName } from '../table-fields.ts';
 import * as pg from '../../db/schema/pg.ts';
 
-export const runsTable = defineTable({
+const runsTable = defineTable({
   name: tableName(pg.runs),
   key: 'id',
   fields: fieldsOf(pg.runs, ['id', 'agentId', 'workspaceId', 'rootRunId', 'parentRunId', 'status', 'stopReason', 'input', 'createdBy', 'createdAt', 'startedAt', 'endedAt', 'tickCount'], { input: { jsonPaths: true } }),
 });
 
-export const eventsTable = defineTable({
+const eventsTable = defineTable({
   name: tableName(pg.events),
   key: 'id',
   // `seq` is per run, and every route reads one run's events (scope runId = the run).
