@@ -8,6 +8,7 @@ import type { ArrayRules, GuardNode, JsonType, NumberRules, ObjectRules, StringR
 import { codePointLength, isMultipleOf } from './json.ts';
 import { customSchema, setCheck, type Check, type CustomSchema } from './kinds.ts';
 import type { NormalizedSchema } from './normalize.ts';
+import { RefMemo } from './ref-memo.ts';
 
 /** Length bounds above this are counted by a closure rather than written into a regular expression. */
 const MAX_REGEX_BOUND = 1_000_000;
@@ -45,31 +46,6 @@ export function compileGuard(schema: NormalizedSchema): Check {
     emitter.memo.reset();
     return compiled.Check(value);
   };
-}
-
-/**
- * Answers of `$ref` checks on object and array values, per check: anyOf/oneOf branches that
- * recurse through a reference would otherwise check the same subtree again in every branch,
- * 2^depth times for two branches (a body nested 22 deep took 2.8 s).
- */
-class RefMemo {
-  used = false;
-  private answers = new Map<string, WeakMap<object, boolean>>();
-
-  reset(): void {
-    this.answers = new Map();
-  }
-
-  check(id: string, value: unknown, check: Check): boolean {
-    if (value === null || typeof value !== 'object') return check(value);
-    let byValue = this.answers.get(id);
-    if (!byValue) this.answers.set(id, (byValue = new WeakMap()));
-    const known = byValue.get(value);
-    if (known !== undefined) return known;
-    const answer = check(value);
-    byValue.set(value, answer);
-    return answer;
-  }
 }
 
 interface Deferred {
