@@ -13,6 +13,8 @@ export type CheckRequest =
 /** How long one check may run: a 1 MiB source parses in about 3 s on a slow machine. */
 const CHECK_LIMIT_MS = 10_000;
 
+const pointerOf = (content: ComponentContent): string => (content.kind === 'node' ? '/source' : content.kind === 'lowcode' ? '/elements' : '/schema');
+
 export class SourceChecker {
   private worker: Worker | null = null;
   private queue: Promise<unknown> = Promise.resolve();
@@ -21,11 +23,13 @@ export class SourceChecker {
 
   /** Throws 422 SOURCE_INVALID listing every problem of the content (or saying it took too long to check). */
   async assertValid(content: ComponentContent): Promise<void> {
-    const found = await this.run({ kind: 'content', content });
-    const errors = found ?? [{ pointer: content.kind === 'node' ? '/source' : content.kind === 'lowcode' ? '/elements' : '/schema', message: `The content took longer than ${this.limitMs / 1000} s to check` }];
+    // A thread that failed (the parser gave out on hostile content) refuses the content too: a
+    // request must never turn into a 500, and the failure's text is not the caller's business.
+    const found = await this.run({ kind: 'content', content }).catch((): Violation[] => [{ pointer: '', message: 'The content could not be checked' }]);
+    const errors = found ?? [{ pointer: pointerOf(content), message: `The content took longer than ${this.limitMs / 1000} s to check` }];
     if (errors.length === 0) return;
     const first = errors[0]!;
-    throw new ProblemError(422, 'SOURCE_INVALID', `${first.pointer}: ${first.message}`, { errors });
+    throw new ProblemError(422, 'SOURCE_INVALID', first.pointer ? `${first.pointer}: ${first.message}` : first.message, { errors });
   }
 
   /**

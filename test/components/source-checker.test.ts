@@ -37,3 +37,10 @@ test('checks queue: each answers its own content', async () => {
   ]);
   expect(results).toEqual(['/source', '/schema/type', 'ok']);
 });
+
+test('a check thread that fails refuses the content (422), never a 500, and the next check gets a fresh thread', async () => {
+  // Content no save could produce makes the pure check throw inside its thread.
+  const broken = { kind: 'bogus' } as unknown as Parameters<SourceChecker['assertValid']>[0];
+  await expect(checker.assertValid(broken)).rejects.toMatchObject({ status: 422, code: 'SOURCE_INVALID', message: 'The content could not be checked', errors: [{ pointer: '', message: 'The content could not be checked' }] });
+  await expect(checker.assertValid({ kind: 'node', source: 'export default async () => 3;' })).resolves.toBeUndefined();
+});
