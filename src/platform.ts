@@ -33,6 +33,8 @@ import { loadPrincipal } from './core/identity/principals.ts';
 import { ComponentService, DeploymentService, SourceChecker } from './components/index.ts';
 import { RunStore } from './runs/store.ts';
 import { RunService } from './runs/service.ts';
+import { RunEngine } from './runs/engine/engine.ts';
+import { RunEventStreams } from './runs/stream.ts';
 import { AuditLister } from './audit/list.ts';
 
 /** How long /readyz waits for Redis to answer a PING before it reports it not connected. */
@@ -47,6 +49,10 @@ export interface Platform {
   credentials: CredentialResolver;
   boot: BootstrapResult;
   runs: RunStore;
+  /** The run engine: every control-plane process runs one (DESIGN §5). */
+  engine: RunEngine;
+  /** Live event streams; ended before the server drains (they would keep it waiting). */
+  streams: RunEventStreams;
   /** In-process index publication: the embedded runtime subscribes here. */
   publisher: InProcessChannel;
   endpoints: EndpointService;
@@ -122,6 +128,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const stopStaleSweep = deployments.sweepStaleBuilds();
 
   const runStore = new RunStore(db);
+  const engine = new RunEngine({ db, runs: runStore, log, leaseMs: config.RUN_LEASE_MS, enabledModels: config.ENABLED_MODELS });
+  const streams = new RunEventStreams(db, runStore);
   const app = createControlPlaneApp({
     credentials,
     jwt,
@@ -131,7 +139,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     agentLister: new AgentLister(db),
     components,
     deployments,
-    runs: new RunService(db, runStore, agents),
+    runs: new RunService(db, runStore, agents, { enabledModels: config.ENABLED_MODELS, approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT_MS, engine, streams }),
     audit: new AuditLister(db),
     endpoints: {
       db,
@@ -162,10 +170,12 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     log,
   });
 
+  engine.start();
   return {
     config,
     db,
     app,
+    streams,
     jwt,
     principals,
     credentials,
@@ -173,7 +183,10 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     publisher,
     endpoints,
     runs: runStore,
+    engine,
     async close() {
+      streams.close();
+      await engine.close();
       stopStaleSweep();
       sources.close();
       await Promise.all([deployments.idle(), credentials.close()]);

@@ -15,6 +15,9 @@ export async function serveControlPlane(listener: Listener, platform: Platform, 
     if (stopping) return log.info('already shutting down: finishing accepted requests');
     stopping = true;
     log.info('shutting down');
+    // Live event streams end first: a drain waits for every open request. Their clients resume
+    // with Last-Event-ID elsewhere, with no gap.
+    platform.streams.close();
     // Both origins stop accepting at once; the database closes only after both have drained.
     await Promise.all([server.stop(false), before()]);
     await platform.close();

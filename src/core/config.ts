@@ -26,6 +26,8 @@ const EnvSchema = Type.Object({
   INDEX_POLL_MS: Type.Integer({ minimum: 100, maximum: 600_000 }),
   AUDIT_RETENTION_DAYS: Type.Optional(Type.Integer({ minimum: 1, maximum: 36_500 })),
   ENABLED_MODELS: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  RUN_LEASE_MS: Type.Integer({ minimum: 1000, maximum: 600_000 }),
+  AGENT_APPROVAL_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 604_800_000 }),
   DATA_DIR: Type.String({ minLength: 1 }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
 });
@@ -43,7 +45,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MAX_HOSTS', 'EXECUTOR_HOSTS_PER_WORKSPACE', 'EXECUTOR_MEMORY_MB', 'INDEX_POLL_MS', 'AUDIT_RETENTION_DAYS']);
+const INTEGER_VARS = new Set(['PORT', 'RUNTIME_PORT', 'EXECUTOR_HOSTS', 'EXECUTOR_MAX_HOSTS', 'EXECUTOR_HOSTS_PER_WORKSPACE', 'EXECUTOR_MEMORY_MB', 'INDEX_POLL_MS', 'AUDIT_RETENTION_DAYS', 'RUN_LEASE_MS', 'AGENT_APPROVAL_TIMEOUT_MS']);
 
 /**
  * Reads and validates configuration. `ports` lets `npm start` and tests pass the ports the
@@ -60,6 +62,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     EXECUTOR_MEMORY_MB: '1024',
     INDEX_POLL_MS: '2000',
     ENABLED_MODELS: 'scripted',
+    RUN_LEASE_MS: '15000',
+    AGENT_APPROVAL_TIMEOUT_MS: '86400000',
     DATA_DIR: 'data',
     LOG_LEVEL: 'info',
   };

@@ -10,19 +10,62 @@ const anyAuthenticated = { auth: { roles: [] as const } };
 export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs: RunService) {
   return new Elysia({ name: 'run-routes' })
     .use(conventions)
-    .post('/agents/:agentId/runs', async ({ principal, params, body, set }) => {
-      const run = await runs.start(principal, params.agentId, body);
-      set.status = 201;
-      return runJson(run);
-    }, { ...anyAuthenticated, ...operation({ summary: 'Start a run (queued; its first event is run.queued)', tag: 'Agent runs', body: RunCreateBody, responses: { 201: 'The run' }, errors: [409] }) })
-    .get('/agents/runs/:agentRunId', async ({ principal, params }) => runJson((await runs.get(principal, params.agentRunId)).run), {
+    .post('/agents/:agentId/runs', async ({ principal, params, body, set, request }) => {
+      const started = await runs.start(principal, params.agentId, body, request.headers.get('idempotency-key'));
+      set.status = started.created ? 201 : 200;
+      return runJson(started.run, started.queuePosition);
+    }, {
+      ...anyAuthenticated,
+      ...operation({
+        summary: 'Start a run (queued; its first event is run.queued)',
+        description: 'With `Idempotency-Key` (1–255 printable characters), a repeat by the same principal for the same agent within 24 h answers 200 with the first run and creates nothing; the same key with a different body is 409 IDEMPOTENCY_KEY_REUSED.',
+        tag: 'Agent runs',
+        body: RunCreateBody,
+        responses: { 201: 'The run', 200: 'The run an earlier request with this Idempotency-Key started' },
+        errors: [409],
+      }),
+    })
+    .get('/agents/:agentId/runs', ({ principal, params, request }) => runs.list(principal, params.agentId, new URL(request.url).search), {
+      ...anyAuthenticated,
+      ...operation({
+        summary: "List an agent's runs",
+        tag: 'Agent runs',
+        list: true,
+        description: 'List engine over whole run records; filter and sort on id, status, stopReason, parentRunId, rootRunId, mode, tickCount, createdBy, createdAt, startedAt, endedAt (default sort createdAt ascending).',
+      }),
+    })
+    .get('/agents/runs/:agentRunId', async ({ principal, params }) => {
+      const { run } = await runs.get(principal, params.agentRunId);
+      return runJson(run, await runs.queuePosition(run));
+    }, {
       ...anyAuthenticated,
       ...operation({ summary: 'Get a run', tag: 'Agent runs' }),
+    })
+    .get('/agents/runs/:agentRunId/events/stream', ({ principal, params, request, query }) =>
+      runs.stream(principal, params.agentRunId, request.headers.get('last-event-id'), typeof query.after === 'string' ? query.after : null), {
+      ...anyAuthenticated,
+      ...operation({
+        summary: "Live run events (Server-Sent Events)",
+        tag: 'Agent runs',
+        description: 'Each event is `id: <seq>`, `event: <type>`, `data: <the event as JSON>`. Starts after `Last-Event-ID` or `?after=<seq>`, sends every later event once and in seq order, a comment line every 15 s, and closes after the run\'s final event.',
+        responses: { 200: 'text/event-stream' },
+      }),
+    })
+    .get('/agents/:agentId/memory', ({ principal, params, request }) => runs.memory(principal, params.agentId, new URL(request.url).search), {
+      ...anyAuthenticated,
+      ...operation({ summary: "List an agent's memory records", tag: 'Agent runs', list: true }),
+    })
+    .delete('/agents/:agentId/memory/:memoryId', async ({ principal, params, set }) => {
+      await runs.forget(principal, params.agentId, params.memoryId);
+      set.status = 204;
+    }, {
+      ...anyAuthenticated,
+      ...operation({ summary: 'Delete a memory record', tag: 'Agent runs', responses: { 204: 'Deleted' } }),
     })
     .post('/agents/runs/:agentRunId/cancel', async ({ principal, params, set }) => {
       const run = await runs.cancel(principal, params.agentRunId);
       set.status = 202;
-      return runJson(run);
+      return runJson(run, null);
     }, { ...anyAuthenticated, ...operation({ summary: 'Cancel a run (queued → cancelled; running → cancelling)', tag: 'Agent runs', responses: { 202: 'The run' }, errors: [409] }) })
     .get('/agents/runs/:agentRunId/events', ({ principal, params, request }) => runs.events(principal, params.agentRunId, new URL(request.url).search), {
       ...anyAuthenticated,

@@ -4,7 +4,11 @@ import type { Principal } from '../core/identity/roles.ts';
 import { hasAnyRole, isAdmin } from '../core/identity/roles.ts';
 import { ProblemError, notFound } from '../core/http/problem.ts';
 import type { AgentService } from '../agents/service.ts';
-import { assertCanRead, isOwner } from '../agents/access.ts';
+import { assertCanRead, assertCanWrite, isOwner } from '../agents/access.ts';
+import { listMemory, listRuns } from './list.ts';
+import type { RunEventStreams } from './stream.ts';
+import { isUuid } from '../core/lib/ids.ts';
+import { and, eq } from 'drizzle-orm';
 import type { AgentRecord } from '../agents/record.ts';
 import type { Database } from '../core/db/index.ts';
 import { runList, parseListQueryPartly, type ListResult } from '../core/query/index.ts';
@@ -15,14 +19,29 @@ import type { ParentCheck, RunStore } from './store.ts';
 import { compile } from '../core/http/validate.ts';
 import { validBody, NO_BODY } from '../core/http/body.ts';
 import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../core/http/schema-blocks.ts';
+import { AgentEnums } from '../agents/plugin-schema.ts';
+import { scriptViolations } from './models/script.ts';
+import { runLimits } from './limits.ts';
+import { canonicalJson } from '../core/lib/canonical-json.ts';
 
 export const RunCreateBody = Type.Object(
   {
-    input: Type.Optional(Type.Unknown({ description: 'Any JSON input for the run' })),
+    input: Type.Optional(Type.Unknown({ description: 'Any JSON input for the run; for the `scripted` model, `input.script` is the script it plays' })),
     parentRunId: Type.Optional(Type.String({ format: 'uuid', description: 'Makes this a child run of a run of the same agent tree' })),
+    mode: Type.Optional(StringEnum(AgentEnums.executionMode, { description: "Execution mode; default the agent's config.executionMode, else execute" })),
+    approvalTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 604_800_000, description: 'How long an approval of this run waits before it expires; default AGENT_APPROVAL_TIMEOUT_MS' })),
   },
   { additionalProperties: false, title: 'RunCreate' },
 );
+
+/** Runs started through the API wake the engine; cancellations abort the tick in flight. */
+export interface EngineHooks {
+  wake(): void;
+  cancelled(runId: string): void;
+}
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 const runCreate = compile(RunCreateBody);
 
 export class RunService {
@@ -30,12 +49,24 @@ export class RunService {
     private readonly db: Database,
     private readonly runs: RunStore,
     private readonly agents: AgentService,
+    private readonly options: { enabledModels: readonly string[]; approvalTimeoutMs: number; engine?: EngineHooks; streams?: RunEventStreams },
   ) {}
 
-  async start(principal: Principal, agentId: string, rawBody: unknown): Promise<RunRecord> {
+  /**
+   * POST …/runs: a queued run (`created`), or with an `Idempotency-Key` the run the same principal
+   * started for this agent with it within 24 h (`created: false`, nothing created).
+   */
+  async start(principal: Principal, agentId: string, rawBody: unknown, idempotencyKey: string | null = null): Promise<{ run: RunRecord; created: boolean; queuePosition: number | null }> {
+    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new ProblemError(400, 'BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters', { errors: [{ pointer: '/headers/idempotency-key', message: 'must be 1 to 255 printable ASCII characters' }] });
+    }
     const agent = await this.agents.get(principal, agentId); // 404 invisible, 403 no agent role
     this.assertCanStart(principal, agent);
     const body = rawBody === undefined || rawBody === NO_BODY ? {} : validBody(rawBody, runCreate);
+    if (this.modelOf(agent) === 'scripted') {
+      const violations = scriptViolations(body.input);
+      if (violations.length > 0) throw new ProblemError(422, 'VALIDATION_FAILED', `The script is malformed: ${violations[0]!.pointer} ${violations[0]!.message}`, { errors: violations });
+    }
     if (agent.status === 'DISABLED') throw new ProblemError(409, 'AGENT_DISABLED', 'Runs cannot be started on a DISABLED agent');
     let rootRunId: string | null = null;
     let check: ParentCheck | undefined;
@@ -46,7 +77,7 @@ export class RunService {
       if (!parent || parent.workspaceId !== agent.workspaceId) throw noParent();
       rootRunId = parent.rootRunId;
       const spawner = await this.agents.get(principal, parent.agentId);
-      const maxChildren = maxChildRuns(spawner);
+      const maxChildren = runLimits(spawner).maxChildRuns;
       check = {
         parentState(status) {
           if (status === null) throw noParent();
@@ -54,24 +85,51 @@ export class RunService {
             throw new ProblemError(409, 'RUN_FINISHED', `The parent run is ${status}: it starts no more child runs`);
           }
         },
-        ...(maxChildren !== undefined ? { maxChildren } : {}),
+        maxChildren,
         childCount(existing, max) {
           if (existing >= max) throw new ProblemError(409, 'MAX_CHILD_RUNS', `The parent run already has ${existing} child runs, its agent's maxChildRuns`, { extra: { maxChildRuns: max } });
         },
       };
     }
     const id = crypto.randomUUID();
+    const configured = agent.config.executionMode;
     // A PAUSED agent's run is created and stays queued until the agent is ACTIVE (DESIGN §4).
-    return this.runs.create({
-      id,
-      agentId: agent.id,
-      workspaceId: agent.workspaceId,
-      rootRunId: rootRunId ?? id,
-      parentRunId: body.parentRunId ?? null,
-      input: body.input ?? null,
-      createdBy: principal.id,
-      createdAt: new Date(),
-    }, check);
+    const result = await this.runs.create(
+      {
+        id,
+        agentId: agent.id,
+        workspaceId: agent.workspaceId,
+        rootRunId: rootRunId ?? id,
+        parentRunId: body.parentRunId ?? null,
+        mode: body.mode ?? (typeof configured === 'string' ? configured : 'execute'),
+        approvalTimeoutMs: body.approvalTimeoutMs ?? this.options.approvalTimeoutMs,
+        input: body.input ?? null,
+        createdBy: principal.id,
+        createdAt: new Date(),
+      },
+      check,
+      idempotencyKey === null
+        ? undefined
+        : {
+            key: idempotencyKey,
+            body: canonicalJson(rawBody === undefined || rawBody === NO_BODY ? {} : rawBody),
+            differs: () => {
+              throw new ProblemError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request body within 24 hours');
+            },
+          },
+    );
+    if (result.created) this.options.engine?.wake();
+    return { ...result, queuePosition: await this.queuePosition(result.run) };
+  }
+
+  /** The run's 1-based place among its agent's queued root runs; null when it is not one. */
+  async queuePosition(run: RunRecord): Promise<number | null> {
+    if (run.status !== 'queued' || run.parentRunId !== null) return null;
+    return (await this.runs.queuePositions(run.agentId)).get(run.id) ?? null;
+  }
+
+  private modelOf(agent: AgentRecord): string {
+    return typeof agent.config.model === 'string' ? agent.config.model : this.options.enabledModels[0]!;
   }
 
   /** A run the principal may read, with its agent. */
@@ -112,20 +170,14 @@ export class RunService {
       const current = attempt === 0 ? run : (await this.runs.get(runId))!;
       if (FINAL_STATES.has(current.status)) throw new ProblemError(409, 'RUN_FINISHED', `The run is already ${current.status}`);
       if (current.status === 'cancelling') return current;
-      const moved = await this.stop(principal, current, 'cancelled_by_user');
+      const moved = await this.runs.stop(current.id, 'cancelled', principal.id, { requestedBy: principal.id });
       if (moved) {
+        this.options.engine?.cancelled(moved.id);
         await this.cancelDescendants(principal, moved);
         return moved;
       }
     }
     throw new ProblemError(409, 'CONFLICT', 'The run changed state concurrently; retry');
-  }
-
-  /** queued → cancelled, or running/waiting → cancelling, with its event; null when the run moved meanwhile. */
-  private stop(principal: Principal, run: Pick<RunRecord, 'id' | 'status'>, stopReason: 'cancelled_by_user' | 'parent_cancelled'): Promise<RunRecord | null> {
-    return run.status === 'queued'
-      ? this.runs.transition(run.id, 'queued', 'cancelled', { type: 'run.cancelled', actor: principal.id, data: { stopReason } }, { stopReason, endedAt: new Date() })
-      : this.runs.transition(run.id, run.status, 'cancelling', { type: 'run.cancelling', actor: principal.id, data: { requestedBy: principal.id, ...(stopReason === 'parent_cancelled' ? { reason: stopReason } : {}) } });
   }
 
   /** Stops every unfinished run below `run` in its tree (a run that moves meanwhile is left as it is). */
@@ -137,7 +189,7 @@ export class RunService {
     while (pending.length > 0) {
       const r = pending.shift()!;
       pending.push(...(children.get(r.id) ?? []));
-      if (!FINAL_STATES.has(r.status) && r.status !== 'cancelling') await this.stop(principal, r, 'parent_cancelled');
+      if (!FINAL_STATES.has(r.status) && r.status !== 'cancelling' && (await this.runs.stop(r.id, 'parent_cancelled', principal.id))) this.options.engine?.cancelled(r.id);
     }
   }
 
@@ -175,6 +227,40 @@ export class RunService {
     return { and: [tree, { field: 'agentId', op: 'in', value: readable }] };
   }
 
+  /** GET /agents/{agentId}/runs: the list engine over the agent's runs. */
+  async list(principal: Principal, agentId: string, search: string): Promise<ListResult> {
+    const agent = await this.agents.get(principal, agentId);
+    return listRuns(this.db, this.runs, agent.id, search, isAdmin(principal));
+  }
+
+  /** GET /agents/{agentId}/memory. */
+  async memory(principal: Principal, agentId: string, search: string): Promise<ListResult> {
+    const agent = await this.agents.get(principal, agentId);
+    return listMemory(this.db, agent.id, search, isAdmin(principal));
+  }
+
+  /** DELETE /agents/{agentId}/memory/{memoryId}: the owner, AGENT_ADMIN and INSTANCE_ADMIN. */
+  async forget(principal: Principal, agentId: string, memoryId: string): Promise<void> {
+    const agent = await this.agents.get(principal, agentId);
+    assertCanWrite(principal, agent);
+    const { agentMemory } = this.db.t;
+    if (!isUuid(memoryId)) throw notFound('Memory record');
+    const deleted = await this.db.write((q) => q.delete(agentMemory).where(and(eq(agentMemory.id, memoryId), eq(agentMemory.agentId, agent.id))).returning({ id: agentMemory.id }));
+    if (deleted.length === 0) throw notFound('Memory record');
+  }
+
+  /**
+   * GET …/events/stream: SSE after `Last-Event-ID` or `?after=` (a non-negative integer; the
+   * header wins), else from the first event.
+   */
+  async stream(principal: Principal, runId: string, lastEventId: string | null, after: string | null): Promise<Response> {
+    const { run } = await this.get(principal, runId);
+    const [raw, pointer] = lastEventId !== null ? [lastEventId, '/headers/last-event-id'] : after !== null ? [after, '/query/after'] : ['0', ''];
+    if (!/^\d{1,15}$/.test(raw.trim())) throw new ProblemError(400, 'BAD_REQUEST', 'The event cursor must be a non-negative integer (an event seq)', { errors: [{ pointer, message: 'must be a non-negative integer' }] });
+    if (!this.options.streams) throw new ProblemError(503, 'SERVICE_UNAVAILABLE', 'Live events are not served by this process');
+    return this.options.streams.open(run.id, Number(raw.trim()));
+  }
+
   /** Starting runs: AGENT_USER and AGENT_ADMIN of the workspace, the owner, INSTANCE_ADMIN. */
   private assertCanStart(principal: Principal, agent: AgentRecord): void {
     if (isAdmin(principal) || isOwner(principal, agent) || principal.roles.includes('AGENT_ADMIN') || principal.roles.includes('AGENT_USER')) return;
@@ -194,15 +280,6 @@ export class RunService {
     }
     throw new ProblemError(403, 'FORBIDDEN', 'Cancelling runs needs AGENT_ADMIN, ownership, or AGENT_USER for runs it started');
   }
-}
-
-/**
- * Child runs a run of this agent may spawn: the lower of its config's and its policy's
- * `maxChildRuns` (the policy limits what the config asks for); none when neither sets one.
- */
-function maxChildRuns(agent: AgentRecord): number | undefined {
-  const limits = [agent.config.maxChildRuns, agent.policy.maxChildRuns].filter((n): n is number => typeof n === 'number');
-  return limits.length > 0 ? Math.min(...limits) : undefined;
 }
 
 const noParent = () => new ProblemError(422, 'VALIDATION_FAILED', 'No such parent run', { errors: [{ pointer: '/parentRunId', message: 'No visible run with this id' }] });

@@ -1,7 +1,8 @@
 // Revision digests: sha256 of canonical JSON, stable under key order and defaults.
 import { describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
-import { canonicalJson, contentDigest } from '../../src/components/digest.ts';
+import { contentDigest } from '../../src/components/digest.ts';
+import { canonicalJson } from '../../src/core/lib/canonical-json.ts';
 import { contentFromCreate, contentFromUpdate } from '../../src/components/content.ts';
 
 describe('canonical JSON', () => {

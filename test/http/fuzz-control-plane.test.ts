@@ -284,6 +284,7 @@ function checkUnchanged(req: Req, seen: Seen, before: string[], after: string[])
 const F = {
   workspaceId: '',
   agentId: '',
+  runAgentId: '',
   runId: '',
   componentId: '',
   revisionId: '',
@@ -615,7 +616,7 @@ const TARGETS: BodyTarget[] = [
   {
     name: 'POST /agents/{id}/runs',
     method: 'POST',
-    path: () => `${API}/agents/${F.agentId}/runs`,
+    path: () => `${API}/agents/${F.runAgentId}/runs`,
     base: () => ({ input: { q: 'x', n: [1, { constructor: null }] } }),
     wraps: () => [top('input'), inside({ parentRunId: F.runId }, 'input')],
     created: (id) => `${API}/agents/runs/${id}`,
@@ -1514,7 +1515,10 @@ beforeAll(async () => {
   };
   const agent = await must('POST', `${API}/agents`, { name: 'fuzz agent', desc: 'd', config: { model: 'scripted', maxTicks: 5 }, policy: { maxTicks: 3 }, metadata: { k: 'v', b: [1, 2] } }, agentAdmin.key);
   F.agentId = agent.id;
-  F.runId = (await must('POST', `${API}/agents/${F.agentId}/runs`, { input: { q: 1 } })).id;
+  // Runs go to an agent nothing changes, PAUSED: they stay queued, so that what a start answered
+  // is what reads back (the engine's own progress is tested in test/runs/engine.test.ts).
+  F.runAgentId = (await must('POST', `${API}/agents`, { name: 'fuzz runs', status: 'PAUSED' }, agentAdmin.key)).id;
+  F.runId = (await must('POST', `${API}/agents/${F.runAgentId}/runs`, { input: { q: 1 } })).id;
   const component = await must('POST', `${API}/components`, { name: 'fuzz comp', kind: 'lowcode', elements: [{ name: 'a', code: 'return 1' }] });
   F.componentId = component.id;
   F.revisionId = component.latestRevision.id;

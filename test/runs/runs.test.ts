@@ -22,7 +22,9 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     await principal('colleague', ['AGENT_USER']);
     await principal('stranger', ['AGENT_ADMIN'], [other.body.id]);
     await principal('endpointsOnly', ['ENDPOINT_ADMIN']);
-    agentId = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'runner' } })).body.id;
+    // PAUSED: its runs stay queued, so that these tests see them as they were made (the engine's own
+    // behaviour is tested in engine.test.ts).
+    agentId = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'runner', status: 'PAUSED' } })).body.id;
   });
   afterAll(async () => {
     await p.close();
@@ -46,15 +48,15 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(e.body.meta).toEqual({ offset: 0, limit: 100, hasMore: false });
     });
 
-    test('cancel: queued → cancelled with run.cancelled (cancelled_by_user); again → 409 RUN_FINISHED', async () => {
+    test('cancel: queued → cancelled with run.cancelled (cancelled); again → 409 RUN_FINISHED', async () => {
       const r = await start();
       const c = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${r.body.id}/cancel`, { key: keys.user });
       expect(c.status).toBe(202);
-      expect(c.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled_by_user' });
+      expect(c.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
       expect(Date.parse(c.body.endedAt)).toBeGreaterThan(0);
       const e = await events(r.body.id);
       expect(e.body.data.map((x: { type: string }) => x.type)).toEqual(['run.queued', 'run.cancelled']);
-      expect(e.body.data[1].data).toEqual({ stopReason: 'cancelled_by_user' });
+      expect(e.body.data[1].data).toEqual({ stopReason: 'cancelled' });
       const again = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${r.body.id}/cancel`, { key: keys.user });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('RUN_FINISHED');
@@ -78,7 +80,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     });
 
     test("child runs obey the parent's agent's maxChildRuns (the lower of config and policy), also when started together", async () => {
-      const capped = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'capped', config: { maxChildRuns: 5 }, policy: { maxChildRuns: 3 } } })).body.id;
+      const capped = (await p.json<{ id: string }>('POST', '/api/v1/agents', { key: keys.author, body: { name: 'capped', status: 'PAUSED', config: { maxChildRuns: 5 }, policy: { maxChildRuns: 3 } } })).body.id;
       const root = await start(keys.user, {}, capped);
       // Children go to any agent of the workspace; the parent's agent sets the limit.
       const results = await Promise.all(Array.from({ length: 6 }, () => start(keys.user, { parentRunId: root.body.id })));
@@ -91,7 +93,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       // A child of a child counts towards its own parent, not the root.
       const grandchild = await start(keys.user, { parentRunId: results.find((r) => r.status === 201)!.body.id });
       expect(grandchild.status).toBe(201);
-      // No limit set: children are not counted.
+      // No limit set: the default, 128.
       const free = await start();
       for (let i = 0; i < 4; i++) expect((await start(keys.user, { parentRunId: free.body.id })).status).toBe(201);
     });
@@ -104,10 +106,10 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       const done = await start(keys.user, { parentRunId: child.body.id });
       await p.json('POST', `/api/v1/agents/runs/${done.body.id}/cancel`, { key: keys.user });
       const c = await p.json<Record<string, any>>('POST', `/api/v1/agents/runs/${child.body.id}/cancel`, { key: keys.user });
-      expect(c.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled_by_user' });
+      expect(c.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
       const status = async (id: string) => (await p.json<Record<string, any>>('GET', `/api/v1/agents/runs/${id}`, { key: keys.user })).body;
       expect(await status(grandchild.body.id)).toMatchObject({ status: 'cancelled', stopReason: 'parent_cancelled' });
-      expect(await status(done.body.id)).toMatchObject({ status: 'cancelled', stopReason: 'cancelled_by_user' });
+      expect(await status(done.body.id)).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
       expect((await status(root.body.id)).status).toBe('queued');
       expect((await status(sibling.body.id)).status).toBe('queued');
       const e = await events(grandchild.body.id);

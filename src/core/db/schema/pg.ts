@@ -93,11 +93,44 @@ export const runs = pgTable('runs', {
   endedAt: ts('ended_at'),
   tickCount: integer('tick_count').notNull(),
   eventSeq: integer('event_seq').notNull(),
+  /** One of executionMode's values (DESIGN §5). */
+  mode: text('mode').notNull().default('execute'),
+  output: json<unknown>('output'),
+  error: text('error'),
+  toolCalls: integer('tool_calls').notNull().default(0),
+  promptTokens: integer('prompt_tokens').notNull().default(0),
+  completionTokens: integer('completion_tokens').notNull().default(0),
+  approvalTimeoutMs: integer('approval_timeout_ms').notNull().default(86400000),
+  /** Idempotency-Key of the start request, with its body as canonical JSON; null once 24 h old. */
+  idempotencyKey: text('idempotency_key'),
+  idempotencyBody: text('idempotency_body'),
+  /** The engine process executing the run, and until when (DESIGN §5 Durability). */
+  leaseOwner: text('lease_owner'),
+  leaseExpiresAt: ts('lease_expires_at'),
+  /** The engine's state between ticks (what happened so far, what the run waits for). */
+  state: json<unknown>('state'),
+  /** Why a cancelling run is being stopped: its stopReason once cancelled. */
+  cancelReason: text('cancel_reason'),
+  /** A delegated child: the parent's tick that spawned it and its place in the delegation. */
+  spawnTick: integer('spawn_tick'),
+  spawnIndex: integer('spawn_index'),
 }, (t) => [
   index('runs_agent_idx').on(t.agentId, t.createdAt),
   index('runs_root_idx').on(t.rootRunId),
   index('runs_status_idx').on(t.status, t.createdAt),
+  index('runs_parent_idx').on(t.parentRunId, t.createdAt),
+  uniqueIndex('runs_idempotency_idx').on(t.agentId, t.createdBy, t.idempotencyKey),
+  uniqueIndex('runs_spawn_idx').on(t.parentRunId, t.spawnTick, t.spawnIndex),
 ]);
+
+/** An agent's memory: one record per completed root run (DESIGN §5 Memory). */
+export const agentMemory = pgTable('agent_memory', {
+  id: id('id').primaryKey(),
+  agentId: id('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  runId: id('run_id').notNull(),
+  summary: text('summary').notNull(),
+  createdAt: ts('created_at').notNull(),
+}, (t) => [index('agent_memory_agent_idx').on(t.agentId, t.createdAt)]);
 
 export const events = pgTable('events', {
   id: id('id').primaryKey(),
