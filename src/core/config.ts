@@ -28,6 +28,12 @@ const EnvSchema = Type.Object({
   ENABLED_MODELS: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   RUN_LEASE_MS: Type.Integer({ minimum: 1000, maximum: 600_000 }),
   AGENT_APPROVAL_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 604_800_000 }),
+  /** Key of the secrets store (AES-GCM); unset: generated once into DATA_DIR/secrets-key. */
+  SECRETS_KEY: Type.Optional(Type.String({ minLength: 32, maxLength: 1024 })),
+  /** The OpenAI-compatible API every enabled model but `scripted` is called at. */
+  MODEL_BASE_URL: Type.String({ format: 'uri', maxLength: 2048 }),
+  MODEL_API_KEY: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  MCP_ALLOW_HTTP_LOOPBACK: Type.Union([Type.Literal('true'), Type.Literal('false')]),
   DATA_DIR: Type.String({ minLength: 1 }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
 });
@@ -64,6 +70,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ENABLED_MODELS: 'scripted',
     RUN_LEASE_MS: '15000',
     AGENT_APPROVAL_TIMEOUT_MS: '86400000',
+    MODEL_BASE_URL: 'https://api.openai.com/v1',
+    MCP_ALLOW_HTTP_LOOPBACK: 'false',
     DATA_DIR: 'data',
     LOG_LEVEL: 'info',
   };
@@ -93,7 +101,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   };
 }
 
-const HTTP_URL_VARS = ['BASE_URL', 'ENDPOINT_RUNTIME_URL', 'JWT_JWKS_URL'] as const;
+const HTTP_URL_VARS = ['BASE_URL', 'ENDPOINT_RUNTIME_URL', 'JWT_JWKS_URL', 'MODEL_BASE_URL'] as const;
 
 /** What a schema cannot say: origins are HTTP(S) URLs, and the public key is one the platform can verify with. */
 function meaningViolations(env: Env): string[] {

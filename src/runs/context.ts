@@ -15,6 +15,11 @@ interface ContextPart {
 export interface ConversationEntry {
   role: 'user' | 'assistant' | 'tool' | 'child' | 'system';
   text: string;
+  /** An assistant entry that called tools: the calls, with the model's ids. */
+  calls?: { id: string; name: string; args: Record<string, unknown> }[];
+  /** A tool entry: which call it answers. */
+  toolCallId?: string;
+  name?: string;
 }
 
 export interface AssembledContext {
@@ -74,8 +79,10 @@ function memoryText(recalled: readonly string[]): string | null {
   return recalled.length > 0 ? recalled.map((summary) => `- ${summary}`).join('\n') : null;
 }
 
-const conversationText = (mode: string, entries: readonly ConversationEntry[]) =>
-  [`mode: ${mode}`, ...entries.map((e) => `${e.role}: ${e.text}`)].join('\n');
+const entryText = (e: ConversationEntry) =>
+  e.calls ? `${e.role}: calls ${e.calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`).join(', ')}` : e.name ? `${e.role} ${e.name}: ${e.text}` : `${e.role}: ${e.text}`;
+
+const conversationText = (mode: string, entries: readonly ConversationEntry[]) => [`mode: ${mode}`, ...entries.map(entryText)].join('\n');
 
 export function assembleContext(
   agent: Pick<AgentRecord, 'config' | 'policy'>,

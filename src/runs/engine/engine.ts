@@ -28,7 +28,8 @@ export interface EngineOptions {
   leaseMs: number;
   enabledModels: readonly string[];
   tools?: ToolHost;
-  models?: Record<string, ModelProvider>;
+  /** The provider of an enabled model other than `scripted`. */
+  models?: (name: string) => ModelProvider | undefined;
 }
 
 export class RunEngine {
@@ -129,9 +130,9 @@ export class RunEngine {
     this.settled.add(done);
   }
 
-  private modelOf(agent: AgentRecord): ModelProvider {
+  private modelOf(agent: AgentRecord): { name: string; provider: ModelProvider } {
     const name = typeof agent.config.model === 'string' ? agent.config.model : this.options.enabledModels[0]!;
-    return this.options.models?.[name] ?? scriptedModel;
+    return { name, provider: name === 'scripted' ? scriptedModel : (this.options.models?.(name) ?? scriptedModel) };
   }
 
   private async renew(): Promise<void> {

@@ -6,7 +6,7 @@ import type { AgentRecord } from '../../agents/record.ts';
 import type { NewEvent, RunStatus } from '../record.ts';
 import { assembleContext, recallWithin, type ConversationEntry } from '../context.ts';
 import { memoryLimits, runLimits } from '../limits.ts';
-import { ModelError, type ModelAction, type ModelProvider } from '../models/types.ts';
+import { ModelError, type ModelAction, type ModelProvider, type ToolSpec } from '../models/types.ts';
 import type { EngineRun, EngineStore, RunState } from './store.ts';
 import { sleep, type Signals } from './signals.ts';
 import type { Logger } from '../../core/log.ts';
@@ -19,7 +19,9 @@ interface ToolCallRequest {
   run: EngineRun;
   agent: AgentRecord;
   tickIndex: number;
-  call: { name: string; args: Record<string, unknown> };
+  /** The call's place in its tick (a tick that runs again finds its calls by it). */
+  callIndex: number;
+  call: { id?: string; name: string; args: Record<string, unknown> };
   signal: AbortSignal;
   /** Appends the call's events to the run (fenced by the lease). */
   emit(events: NewEvent[]): Promise<void>;
@@ -27,12 +29,17 @@ interface ToolCallRequest {
 
 /** Runs the tools a model calls; the engine's loop is the same whatever stands behind it. */
 export interface ToolHost {
+  /** The tools the agent's registry offers the model. */
+  list(agent: AgentRecord): Promise<ToolSpec[]>;
   /** Runs one call, emitting its tool_call.* events; returns what the model sees of its outcome. */
   call(request: ToolCallRequest): Promise<{ ok: boolean; text: string }>;
 }
 
-/** A host with no tools: every call fails UNKNOWN_TOOL (the registry comes with the tools issue). */
+/** A host with no tools: every call fails UNKNOWN_TOOL. */
 export const noTools: ToolHost = {
+  async list() {
+    return [];
+  },
   async call({ call, emit }) {
     const toolCallId = crypto.randomUUID();
     await emit([
@@ -47,7 +54,7 @@ export interface ExecutionDeps {
   store: EngineStore;
   signals: Signals;
   log: Logger;
-  model(agent: AgentRecord): ModelProvider;
+  model(agent: AgentRecord): { name: string; provider: ModelProvider };
   tools: ToolHost;
   /** Wakes the scheduler (a run ended: its place is free). */
   wake(): void;
@@ -113,7 +120,7 @@ export class RunExecution {
 
   private async nextTick(run: EngineRun, agent: AgentRecord, state: RunState): Promise<void> {
     const { store } = this.deps;
-    const model = this.deps.model(agent);
+    const { name: modelName, provider: model } = this.deps.model(agent);
     const tickIndex = run.tickCount;
     if (model.finished(run, tickIndex)) return this.finish(run, agent, 'completed', null);
     const limits = runLimits(agent);
@@ -132,7 +139,9 @@ export class RunExecution {
 
     let turn;
     try {
-      turn = await model.turn({ run, tickIndex, context, conversation, signal });
+      const tools = await this.deps.tools.list(agent);
+      const reasoningEffort = typeof agent.config.reasoningEffort === 'string' ? agent.config.reasoningEffort : undefined;
+      turn = await model.turn({ run, tickIndex, model: modelName, ...(reasoningEffort ? { reasoningEffort } : {}), context, conversation, tools, signal });
     } catch (error) {
       if (signal.aborted) return; // cancelled or stopping: the loop finds out which
       const message = error instanceof ModelError ? error.message : 'The model failed';
@@ -205,13 +214,14 @@ export class RunExecution {
       case 'fail':
         return { added: [], toolCalls: 0 };
       case 'tools': {
-        const added: ConversationEntry[] = [];
-        for (const call of action.calls) {
+        const calls = action.calls.map((c, i) => ({ ...c, id: c.id ?? `call_${tickIndex}_${i}` }));
+        const added: ConversationEntry[] = [{ role: 'assistant', text: '', calls }];
+        for (const [callIndex, call] of calls.entries()) {
           if (signal.aborted) break;
-          const outcome = await this.deps.tools.call({ run, agent, tickIndex, call, signal, emit });
-          added.push({ role: 'tool', text: outcome.text });
+          const outcome = await this.deps.tools.call({ run, agent, tickIndex, callIndex, call, signal, emit });
+          added.push({ role: 'tool', text: outcome.text, toolCallId: call.id, name: call.name });
         }
-        return { added, toolCalls: action.calls.length };
+        return { added, toolCalls: calls.length };
       }
       case 'delegate': {
         const { maxChildRuns } = runLimits(agent);

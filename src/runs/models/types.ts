@@ -5,7 +5,8 @@ import type { AssembledContext, ConversationEntry } from '../context.ts';
 /** What the model decided in one tick, acted on in this order. */
 export type ModelAction =
   | { kind: 'say'; text: string }
-  | { kind: 'tools'; calls: { name: string; args: Record<string, unknown> }[] }
+  /** `id`: the model's own id of the call (OpenAI's tool_call_id), echoed with its result. */
+  | { kind: 'tools'; calls: { id?: string; name: string; args: Record<string, unknown> }[] }
   | { kind: 'delegate'; inputs: unknown[] }
   | { kind: 'sleep'; ms: number }
   | { kind: 'echoContext' }
@@ -17,11 +18,23 @@ export interface ModelTurn {
   usage: { promptTokens: number; completionTokens: number };
 }
 
+/** A tool the model may call, as the registry describes it. */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  inputSchema?: Record<string, unknown>;
+}
+
 export interface TurnRequest {
   run: { id: string; input: unknown; mode: string };
   tickIndex: number;
+  /** The agent's config.model (else the first enabled model). */
+  model: string;
+  reasoningEffort?: string;
   context: AssembledContext;
   conversation: readonly ConversationEntry[];
+  tools: readonly ToolSpec[];
   signal: AbortSignal;
 }
 

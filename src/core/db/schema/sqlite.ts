@@ -122,6 +122,56 @@ export const runs = sqliteTable('runs', {
   uniqueIndex('runs_spawn_idx').on(t.parentRunId, t.spawnTick, t.spawnIndex),
 ]);
 
+/**
+ * A tool call of a run (DESIGN §5 Tools): one row per call of a tick, so that a tick that runs
+ * again after a takeover finds what its calls did and repeats no side effect.
+ */
+export const toolCalls = sqliteTable('tool_calls', {
+  id: id('id').primaryKey(),
+  runId: id('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+  tickIndex: integer('tick_index').notNull(),
+  callIndex: integer('call_index').notNull(),
+  name: text('name').notNull(),
+  args: json<unknown>('args'),
+  /** requested → (waiting_approval →) started → completed | failed. */
+  status: text('status').notNull(),
+  /** The failure code (UNKNOWN_TOOL, INVALID_ARGS, REJECTED, TIMEOUT, RESULT_TOO_LARGE, TOOL_ERROR, INTERRUPTED). */
+  code: text('code'),
+  mutationIntent: text('mutation_intent'),
+  /** What the model sees of the outcome. */
+  result: text('result'),
+  createdAt: ts('created_at').notNull(),
+  endedAt: ts('ended_at'),
+}, (t) => [uniqueIndex('tool_calls_tick_idx').on(t.runId, t.tickIndex, t.callIndex)]);
+
+/** Approvals of tool calls and plans (DESIGN §5 Approvals). */
+export const approvals = sqliteTable('approvals', {
+  id: id('id').primaryKey(),
+  runId: id('run_id').notNull().references(() => runs.id, { onDelete: 'cascade' }),
+  kind: text('kind').$type<'tool_call' | 'plan'>().notNull(),
+  toolCallId: id('tool_call_id'),
+  toolName: text('tool_name'),
+  args: json<unknown>('args'),
+  plan: json<unknown>('plan'),
+  status: text('status').$type<'pending' | 'approved' | 'rejected' | 'expired'>().notNull(),
+  requestedAt: ts('requested_at').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+  resolvedAt: ts('resolved_at'),
+  resolvedBy: text('resolved_by'),
+  reason: text('reason'),
+}, (t) => [index('approvals_run_idx').on(t.runId, t.requestedAt), index('approvals_status_idx').on(t.status, t.expiresAt)]);
+
+/** Secrets for MCP credentials: values encrypted with AES-GCM under SECRETS_KEY, never returned. */
+export const secrets = sqliteTable('secrets', {
+  id: id('id').primaryKey(),
+  workspaceId: id('workspace_id').notNull().references(() => workspaces.id),
+  name: text('name').notNull(),
+  /** base64 of iv (12 bytes) ‖ ciphertext ‖ tag. */
+  value: text('value').notNull(),
+  createdBy: text('created_by').notNull(),
+  createdAt: ts('created_at').notNull(),
+}, (t) => [index('secrets_workspace_idx').on(t.workspaceId, t.createdAt)]);
+
 /** An agent's memory: one record per completed root run (DESIGN §5 Memory). */
 export const agentMemory = sqliteTable('agent_memory', {
   id: id('id').primaryKey(),
