@@ -37,7 +37,7 @@ const RUNTIME_POLICY = [
 ].join('\n');
 
 /** The agent's plugins: config and policy merged by id (the policy's kept), disabled ones left out. */
-function mergedPlugins(agent: Pick<AgentRecord, 'config' | 'policy'>): AgentPluginConfig[] {
+export function mergedPlugins(agent: Pick<AgentRecord, 'config' | 'policy'>): AgentPluginConfig[] {
   const byId = new Map<string, AgentPluginConfig>();
   const anonymous: AgentPluginConfig[] = [];
   for (const source of [agent.config.plugins, agent.policy.plugins]) {

@@ -4,6 +4,7 @@ import type { httpConventions } from '../http/plugin.ts';
 import { operation } from '../http/docs.ts';
 import { runJson } from './record.ts';
 import { RunCreateBody, type RunService } from './service.ts';
+import { ApprovalResolveBody } from './approvals.ts';
 
 const anyAuthenticated = { auth: { roles: [] as const } };
 
@@ -49,6 +50,21 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
         tag: 'Agent runs',
         description: 'Each event is `id: <seq>`, `event: <type>`, `data: <the event as JSON>`. Starts after `Last-Event-ID` or `?after=<seq>`, sends every later event once and in seq order, a comment line every 15 s, and closes after the run\'s final event.',
         responses: { 200: 'text/event-stream' },
+      }),
+    })
+    .get('/agents/runs/:agentRunId/approvals', ({ principal, params }) => runs.approvals(principal, params.agentRunId), {
+      ...anyAuthenticated,
+      ...operation({ summary: "A run's approvals (tool calls and plans)", tag: 'Agent runs', responses: { 200: '`{data: [approval]}`' } }),
+    })
+    .post('/agents/runs/:agentRunId/approvals/:approvalId', ({ principal, params, body }) => runs.resolve(principal, params.agentRunId, params.approvalId, body), {
+      ...anyAuthenticated,
+      ...operation({
+        summary: 'Approve or reject a pending approval',
+        description: "The agent's owner, AGENT_ADMIN of its workspace, INSTANCE_ADMIN, or a user in config.automation.approvalRouting.delegateUserIds (unless its mode is block). 409 APPROVAL_RESOLVED when it is no longer pending.",
+        tag: 'Agent runs',
+        body: ApprovalResolveBody,
+        responses: { 200: 'The approval' },
+        errors: [409],
       }),
     })
     .get('/agents/:agentId/memory', ({ principal, params, request }) => runs.memory(principal, params.agentId, new URL(request.url).search), {

@@ -6,6 +6,7 @@ import { ProblemError, notFound } from '../core/http/problem.ts';
 import type { AgentService } from '../agents/service.ts';
 import { assertCanRead, assertCanWrite, isOwner } from '../agents/access.ts';
 import { listMemory, listRuns } from './list.ts';
+import { ApprovalStore, approvalJson, approvalResolve, resolveApproval } from './approvals.ts';
 import type { RunEventStreams } from './stream.ts';
 import { isUuid } from '../core/lib/ids.ts';
 import { and, eq } from 'drizzle-orm';
@@ -39,6 +40,8 @@ export const RunCreateBody = Type.Object(
 export interface EngineHooks {
   wake(): void;
   cancelled(runId: string): void;
+  /** An approval of the run was resolved: the run waiting for it goes on at once. */
+  resolved(runId: string): void;
 }
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
@@ -50,7 +53,11 @@ export class RunService {
     private readonly runs: RunStore,
     private readonly agents: AgentService,
     private readonly options: { enabledModels: readonly string[]; approvalTimeoutMs: number; engine?: EngineHooks; streams?: RunEventStreams },
-  ) {}
+  ) {
+    this.approvalStore = new ApprovalStore(db);
+  }
+
+  private readonly approvalStore: ApprovalStore;
 
   /**
    * POST …/runs: a queued run (`created`), or with an `Idempotency-Key` the run the same principal
@@ -225,6 +232,21 @@ export class RunService {
       }
     }
     return { and: [tree, { field: 'agentId', op: 'in', value: readable }] };
+  }
+
+  /** GET …/approvals: the run's approvals, oldest first. */
+  async approvals(principal: Principal, runId: string): Promise<{ data: ReturnType<typeof approvalJson>[] }> {
+    const { run } = await this.get(principal, runId);
+    return { data: (await this.approvalStore.ofRun(run.id)).map(approvalJson) };
+  }
+
+  /** POST …/approvals/{approvalId} {approve, reason?}. */
+  async resolve(principal: Principal, runId: string, approvalId: string, rawBody: unknown): Promise<ReturnType<typeof approvalJson>> {
+    const { run, agent } = await this.get(principal, runId);
+    const body = validBody(rawBody === NO_BODY ? undefined : rawBody, approvalResolve);
+    const resolved = await resolveApproval(this.approvalStore, principal, agent, run, approvalId, body);
+    this.options.engine?.resolved(run.id);
+    return approvalJson(resolved);
   }
 
   /** GET /agents/{agentId}/runs: the list engine over the agent's runs. */

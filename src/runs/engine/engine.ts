@@ -8,7 +8,8 @@ import type { Logger } from '../../core/log.ts';
 import type { Database } from '../../core/db/index.ts';
 import type { AgentRecord } from '../../agents/record.ts';
 import type { RunStore } from '../store.ts';
-import { EngineStore, LeaseLost, type EngineRun } from './store.ts';
+import { EngineStore, LeaseLost, type EngineRun, type ToolCallLedger } from './store.ts';
+import { ApprovalStore } from '../approvals.ts';
 import { RunExecution, noTools, type ToolHost } from './execution.ts';
 import { Signals } from './signals.ts';
 import type { ModelProvider } from '../models/types.ts';
@@ -27,7 +28,8 @@ export interface EngineOptions {
   log: Logger;
   leaseMs: number;
   enabledModels: readonly string[];
-  tools?: ToolHost;
+  /** The tools of runs, given this engine's tool-call ledger; none: every call fails UNKNOWN_TOOL. */
+  tools?: (ledger: ToolCallLedger) => ToolHost;
   /** The provider of an enabled model other than `scripted`. */
   models?: (name: string) => ModelProvider | undefined;
 }
@@ -35,6 +37,8 @@ export interface EngineOptions {
 export class RunEngine {
   readonly signals = new Signals();
   private readonly store: EngineStore;
+  private readonly approvals: ApprovalStore;
+  private readonly tools: ToolHost;
   private readonly executing = new Map<string, RunExecution>();
   private readonly settled = new Set<Promise<void>>();
   private timers: ReturnType<typeof setInterval>[] = [];
@@ -44,6 +48,8 @@ export class RunEngine {
 
   constructor(private readonly options: EngineOptions) {
     this.store = new EngineStore(options.db, options.runs, `engine-${crypto.randomUUID()}`, options.leaseMs);
+    this.approvals = new ApprovalStore(options.db);
+    this.tools = options.tools?.(this.store.ledger()) ?? noTools;
   }
 
   start(): void {
@@ -71,6 +77,11 @@ export class RunEngine {
           this.wake();
         }
       });
+  }
+
+  /** An approval of a run was resolved here: the run waiting for it looks at once. */
+  resolved(runId: string): void {
+    this.signals.notify(runId);
   }
 
   /** A run was cancelled here: abort its tick at once if this process executes it, else wake its waiters. */
@@ -103,10 +114,11 @@ export class RunEngine {
     const execution = new RunExecution(
       {
         store: this.store,
+        approvals: this.approvals,
         signals: this.signals,
         log: this.options.log,
         model: (agent) => this.modelOf(agent),
-        tools: this.options.tools ?? noTools,
+        tools: this.tools,
         wake: () => this.wake(),
       },
       run.id,

@@ -10,12 +10,13 @@ import { ModelError, type ModelAction, type ModelProvider, type ToolSpec } from 
 import type { EngineRun, EngineStore, RunState } from './store.ts';
 import { sleep, type Signals } from './signals.ts';
 import type { Logger } from '../../core/log.ts';
+import type { ApprovalStore } from '../approvals.ts';
 
 /** How often a waiting run looks at the database for what other processes did. */
 const WAIT_POLL_MS = 250;
 const MEMORY_SUMMARY_CHARS = 2000;
 
-interface ToolCallRequest {
+export interface ToolCallRequest {
   run: EngineRun;
   agent: AgentRecord;
   tickIndex: number;
@@ -25,6 +26,12 @@ interface ToolCallRequest {
   signal: AbortSignal;
   /** Appends the call's events to the run (fenced by the lease). */
   emit(events: NewEvent[]): Promise<void>;
+  /**
+   * Asks a person to approve the call (or goes on waiting for the approval asked before a
+   * takeover) and waits: the run is waiting_approval meanwhile. `aborted`: the run was cancelled,
+   * or the approval expired and the run has failed.
+   */
+  approve(ask: { toolCallId: string; name: string; args: Record<string, unknown>; existing: string | null }): Promise<'approved' | 'rejected' | 'aborted'>;
 }
 
 /** Runs the tools a model calls; the engine's loop is the same whatever stands behind it. */
@@ -52,6 +59,7 @@ export const noTools: ToolHost = {
 
 export interface ExecutionDeps {
   store: EngineStore;
+  approvals: ApprovalStore;
   signals: Signals;
   log: Logger;
   model(agent: AgentRecord): { name: string; provider: ModelProvider };
@@ -114,6 +122,10 @@ export class RunExecution {
         await store.write(run.id, [{ type: 'run.resumed', actor: 'system', data: {} }], { state: rest });
         continue;
       }
+      if (!state.planApproved && agent.config.planningPolicy === 'review_required' && run.mode === 'interactive') {
+        await this.reviewPlan(run, state);
+        continue;
+      }
       await this.nextTick(run, agent, state);
     }
   }
@@ -125,7 +137,7 @@ export class RunExecution {
     if (model.finished(run, tickIndex)) return this.finish(run, agent, 'completed', null);
     const limits = runLimits(agent);
     if (tickIndex >= limits.maxTicks) {
-      await store.move(run.id, ['running'], 'timed_out', [{ type: 'run.timed_out', actor: 'system', data: { stopReason: 'max_ticks', maxTicks: limits.maxTicks } }], { stopReason: 'max_ticks' });
+      await store.move(run.id, ['running', 'waiting_approval'], 'timed_out', [{ type: 'run.timed_out', actor: 'system', data: { stopReason: 'max_ticks', maxTicks: limits.maxTicks } }], { stopReason: 'max_ticks' });
       this.ended(run);
       return;
     }
@@ -146,7 +158,7 @@ export class RunExecution {
       if (signal.aborted) return; // cancelled or stopping: the loop finds out which
       const message = error instanceof ModelError ? error.message : 'The model failed';
       if (!(error instanceof ModelError)) this.deps.log.error('model failed', { runId: run.id, error: String(error) });
-      await store.move(run.id, ['running'], 'failed', [{ type: 'run.failed', actor: 'system', tickIndex, data: { stopReason: 'model_error', error: message } }], { stopReason: 'model_error', error: message });
+      await store.move(run.id, ['running', 'waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', tickIndex, data: { stopReason: 'model_error', error: message } }], { stopReason: 'model_error', error: message });
       this.ended(run);
       return;
     }
@@ -184,7 +196,7 @@ export class RunExecution {
     );
     if (outcome?.kind === 'finish') return this.finish({ ...run, tickCount: tickIndex + 1 }, agent, 'completed', outcome.value);
     if (outcome?.kind === 'fail') {
-      await store.move(run.id, ['running'], 'failed', [{ type: 'run.failed', actor: 'system', data: { stopReason: 'model_error', error: outcome.message } }], { stopReason: 'model_error', error: outcome.message });
+      await store.move(run.id, ['running', 'waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', data: { stopReason: 'model_error', error: outcome.message } }], { stopReason: 'model_error', error: outcome.message });
       this.ended(run);
     }
   }
@@ -218,7 +230,8 @@ export class RunExecution {
         const added: ConversationEntry[] = [{ role: 'assistant', text: '', calls }];
         for (const [callIndex, call] of calls.entries()) {
           if (signal.aborted) break;
-          const outcome = await this.deps.tools.call({ run, agent, tickIndex, callIndex, call, signal, emit });
+          const approve = (ask: Parameters<ToolCallRequest['approve']>[0]) => this.approveToolCall(run, tickIndex, ask);
+          const outcome = await this.deps.tools.call({ run, agent, tickIndex, callIndex, call, signal, emit, approve });
           added.push({ role: 'tool', text: outcome.text, toolCallId: call.id, name: call.name });
         }
         return { added, toolCalls: calls.length };
@@ -242,6 +255,115 @@ export class RunExecution {
         if (spawned) this.deps.wake();
         return { added: [], toolCalls: 0, spawned };
       }
+    }
+  }
+
+  /**
+   * Plan review (planningPolicy review_required, mode interactive): before the first tick the plan
+   * is proposed as an approval of kind `plan` (`scripted` proposes input.plan, else the script's
+   * steps, else []); nothing runs until it is approved; rejected → failed with plan_rejected.
+   * A plan is not a tick.
+   */
+  private async reviewPlan(run: EngineRun, state: RunState): Promise<void> {
+    const { store, approvals } = this.deps;
+    let approvalId = state.planApprovalId;
+    if (!approvalId) {
+      const input = run.input as { plan?: unknown; script?: unknown } | null;
+      const plan = input?.plan !== undefined ? input.plan : Array.isArray(input?.script) ? input.script : [];
+      const row = approvals.draft({ runId: run.id, kind: 'plan', toolCallId: null, toolName: null, args: null, plan, timeoutMs: run.approvalTimeoutMs });
+      const moved = await store.move(
+        run.id,
+        ['running'],
+        'waiting_approval',
+        [
+          { type: 'plan.proposed', actor: 'agent', data: { approvalId: row.id, plan, expiresAt: row.expiresAt.toISOString() } },
+          { type: 'run.waiting_approval', actor: 'system', data: { approvalId: row.id, kind: 'plan' } },
+        ],
+        { state: { ...state, planApprovalId: row.id } },
+        (q) => approvals.insertRow(q, row),
+      );
+      if (!moved) return;
+      approvalId = row.id;
+    }
+    const decision = await this.decision(run, approvalId);
+    if (decision === 'aborted') return;
+    if (decision === 'expired') return this.expired(run, null);
+    const resolved = (await approvals.get(approvalId))!;
+    const resolvedEvent = { type: 'plan.resolved', actor: resolved.resolvedBy ?? 'system', data: { approvalId, decision, by: resolved.resolvedBy, ...(resolved.reason ? { reason: resolved.reason } : {}) } };
+    if (decision === 'approved') {
+      await store.move(run.id, ['waiting_approval'], 'running', [resolvedEvent, { type: 'run.resumed', actor: 'system', data: { approvalId } }], { state: { ...state, planApprovalId: approvalId, planApproved: true } });
+      return;
+    }
+    await store.move(run.id, ['waiting_approval'], 'failed', [resolvedEvent, { type: 'run.failed', actor: 'system', data: { stopReason: 'plan_rejected', error: 'The plan was rejected' } }], { stopReason: 'plan_rejected', error: 'The plan was rejected' });
+    this.ended(run);
+  }
+
+  /** A tool call's approval: asked once (tool_call.approval_requested, run.waiting_approval), then waited for. */
+  private async approveToolCall(run: EngineRun, tickIndex: number, ask: Parameters<ToolCallRequest['approve']>[0]): Promise<'approved' | 'rejected' | 'aborted'> {
+    const { store, approvals } = this.deps;
+    let approvalId = ask.existing;
+    if (!approvalId) {
+      const row = approvals.draft({ runId: run.id, kind: 'tool_call', toolCallId: ask.toolCallId, toolName: ask.name, args: ask.args, plan: null, timeoutMs: run.approvalTimeoutMs });
+      const moved = await store.move(
+        run.id,
+        ['running'],
+        'waiting_approval',
+        [
+          { type: 'tool_call.approval_requested', actor: 'system', tickIndex, data: { toolCallId: ask.toolCallId, approvalId: row.id, expiresAt: row.expiresAt.toISOString() } },
+          { type: 'run.waiting_approval', actor: 'system', tickIndex, data: { approvalId: row.id, kind: 'tool_call' } },
+        ],
+        {},
+        (q) => approvals.insertRow(q, row),
+      );
+      if (!moved) return 'aborted';
+      approvalId = row.id;
+    }
+    const decision = await this.decision(run, approvalId);
+    if (decision === 'aborted') return 'aborted';
+    if (decision === 'expired') {
+      await this.expired(run, tickIndex);
+      return 'aborted';
+    }
+    const resolved = (await approvals.get(approvalId))!;
+    const moved = await store.move(run.id, ['waiting_approval'], 'running', [
+      { type: 'tool_call.approval_resolved', actor: resolved.resolvedBy ?? 'system', tickIndex, data: { toolCallId: ask.toolCallId, approvalId, decision, by: resolved.resolvedBy, ...(resolved.reason ? { reason: resolved.reason } : {}) } },
+      { type: 'run.resumed', actor: 'system', tickIndex, data: { approvalId } },
+    ]);
+    return moved ? decision : 'aborted';
+  }
+
+  /** The approval expired: the run fails (approval_expired) and the tick ends. */
+  private async expired(run: EngineRun, tickIndex: number | null): Promise<void> {
+    await this.deps.store.move(run.id, ['waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', tickIndex, data: { stopReason: 'approval_expired', error: 'An approval expired' } }], { stopReason: 'approval_expired', error: 'An approval expired' });
+    this.ended(run);
+    this.tick.abort();
+  }
+
+  /**
+   * Waits for a person's decision on an approval. A pending one past its deadline expires here; a
+   * resolution made while the agent is PAUSED is acted on once it is ACTIVE again.
+   */
+  private async decision(run: EngineRun, approvalId: string): Promise<'approved' | 'rejected' | 'expired' | 'aborted'> {
+    const { approvals, store, signals } = this.deps;
+    for (;;) {
+      if (this.tick.signal.aborted || this.stopped) return 'aborted';
+      const row = await approvals.get(approvalId);
+      if (!row) return 'aborted';
+      const now = Date.now();
+      if (row.status === 'pending') {
+        if (row.expiresAt.getTime() <= now) {
+          await approvals.expire(approvalId);
+          continue;
+        }
+        await signals.wait(run.id, Math.min(WAIT_POLL_MS, row.expiresAt.getTime() - now + 5), this.tick.signal);
+        continue;
+      }
+      if (row.status === 'expired') return 'expired';
+      if ((await store.agent(run.agentId))?.status === 'PAUSED') {
+        await signals.wait(run.id, WAIT_POLL_MS, this.tick.signal);
+        continue;
+      }
+      return row.status;
     }
   }
 
@@ -295,7 +417,7 @@ export class RunExecution {
     const summary = JSON.stringify(output ?? null).slice(0, MEMORY_SUMMARY_CHARS);
     await store.move(
       run.id,
-      ['running'],
+      ['running', 'waiting_approval'],
       'completed',
       [{ type: 'run.completed', actor: 'system', data: { stopReason: 'completed', output: output ?? null } }],
       { stopReason: 'completed', output: output ?? null },
@@ -312,7 +434,7 @@ export class RunExecution {
       this.deps.signals.notify(id);
     }
     const stopReason = run.cancelReason ?? 'cancelled';
-    await store.move(run.id, ['cancelling'], 'cancelled', [{ type: 'run.cancelled', actor: 'system', data: { stopReason } }], { stopReason });
+    await store.move(run.id, ['cancelling'], 'cancelled', [{ type: 'run.cancelled', actor: 'system', data: { stopReason } }], { stopReason }, (q) => this.deps.approvals.closeRun(q, run.id, 'The run was cancelled'));
     this.ended(run);
   }
 

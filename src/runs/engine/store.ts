@@ -19,6 +19,9 @@ export interface RunState {
   waitingChildren?: number;
   /** Children whose outcome the run has recorded (child_run.completed / failed). */
   reported?: string[];
+  /** Plan review: the plan's approval, and whether it was approved. */
+  planApprovalId?: string;
+  planApproved?: boolean;
 }
 
 export interface EngineRun extends RunRecord {
@@ -204,15 +207,24 @@ export class EngineStore {
     if (!held) throw new LeaseLost(`lease of run ${runId} lost`);
   }
 
-  /** Appends events to an executing run (and updates its row) in one fenced transaction. */
-  async write(runId: string, events: NewEvent[], fields: Partial<RunRow> = {}): Promise<void> {
+  /**
+   * Appends events to an executing run (and updates its row) in one fenced transaction; `also`
+   * writes more in the same transaction, before the events.
+   */
+  async write(runId: string, events: NewEvent[], fields: Partial<RunRow> = {}, also?: (q: Orm) => Promise<void>): Promise<void> {
     const { runs } = this.db.t;
     await this.db.write(async (q) => {
       await this.fence(q, runId);
       if (Object.keys(fields).length > 0) await q.update(runs).set(fields).where(eq(runs.id, runId));
+      if (also) await also(q);
       for (const event of events) await this.runs.append(q, runId, event);
     });
     this.runs.announce(runId);
+  }
+
+  /** The tool calls of the runs this process executes. */
+  ledger(): ToolCallLedger {
+    return new ToolCallLedger(this.db, this.runs, (runId, events, also) => this.write(runId, events, {}, also));
   }
 
   /**
@@ -350,5 +362,46 @@ export class EngineStore {
     await q.insert(this.db.t.agentMemory).values({ id, agentId: run.agentId, runId: run.id, summary, createdAt: new Date() });
     await this.runs.append(q, run.id, { type: 'memory.stored', actor: 'system', data: { memoryId: id, chars: summary.length } });
     return id;
+  }
+}
+
+// --- Tool calls ------------------------------------------------------------------------------------
+
+export type ToolCallRow = Database['t']['toolCalls']['$inferSelect'];
+
+/** A run's record of its tool calls, every write fenced by the run's lease. */
+export class ToolCallLedger {
+  constructor(
+    private readonly db: Database,
+    private readonly runs: RunStore,
+    private readonly fenced: (runId: string, events: NewEvent[], also: (q: Orm) => Promise<void>) => Promise<void>,
+  ) {}
+
+  async find(runId: string, tickIndex: number, callIndex: number): Promise<ToolCallRow | null> {
+    const { toolCalls } = this.db.t;
+    const [row] = await this.db.read((q) => q.select().from(toolCalls).where(and(eq(toolCalls.runId, runId), eq(toolCalls.tickIndex, tickIndex), eq(toolCalls.callIndex, callIndex))));
+    return row ?? null;
+  }
+
+  /** Records a new call with its events (tool_call.requested). */
+  async insert(row: ToolCallRow, events: NewEvent[]): Promise<void> {
+    await this.fenced(row.runId, events, async (q) => void (await q.insert(this.db.t.toolCalls).values(row)));
+  }
+
+  /** Updates a call with its events. */
+  async update(runId: string, id: string, fields: Partial<ToolCallRow>, events: NewEvent[]): Promise<void> {
+    const { toolCalls } = this.db.t;
+    await this.fenced(runId, events, async (q) => void (await q.update(toolCalls).set(fields).where(eq(toolCalls.id, id))));
+  }
+
+  /** The pending-or-resolved approval of a call, if one was asked. */
+  async approvalOf(toolCallId: string): Promise<string | null> {
+    const { approvals } = this.db.t;
+    const [row] = await this.db.read((q) => q.select({ id: approvals.id }).from(approvals).where(eq(approvals.toolCallId, toolCallId)).orderBy(desc(approvals.requestedAt)).limit(1));
+    return row?.id ?? null;
+  }
+
+  get store(): RunStore {
+    return this.runs;
   }
 }
