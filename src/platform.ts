@@ -34,6 +34,7 @@ import { ComponentService, DeploymentService, SourceChecker } from './components
 import { RunStore } from './runs/store.ts';
 import { RunService } from './runs/service.ts';
 import { RunEngine } from './runs/engine/engine.ts';
+import { openAIModel } from './runs/models/openai.ts';
 import { RunEventStreams } from './runs/stream.ts';
 import { AuditLister } from './audit/list.ts';
 
@@ -128,7 +129,15 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const stopStaleSweep = deployments.sweepStaleBuilds();
 
   const runStore = new RunStore(db);
-  const engine = new RunEngine({ db, runs: runStore, log, leaseMs: config.RUN_LEASE_MS, enabledModels: config.ENABLED_MODELS });
+  const openai = openAIModel({ baseURL: config.MODEL_BASE_URL, apiKey: config.MODEL_API_KEY });
+  const engine = new RunEngine({
+    db,
+    runs: runStore,
+    log,
+    leaseMs: config.RUN_LEASE_MS,
+    enabledModels: config.ENABLED_MODELS,
+    models: (name) => (name !== 'scripted' && config.ENABLED_MODELS.includes(name) ? openai : undefined),
+  });
   const streams = new RunEventStreams(db, runStore);
   const app = createControlPlaneApp({
     credentials,
