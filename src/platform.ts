@@ -35,6 +35,7 @@ import { RunStore } from './runs/store.ts';
 import { RunService } from './runs/service.ts';
 import { RunEngine } from './runs/engine/engine.ts';
 import { RegistryToolHost } from './runs/tools/host.ts';
+import { openAIModel } from './runs/models/openai.ts';
 import { RunEventStreams } from './runs/stream.ts';
 import { AuditLister } from './audit/list.ts';
 
@@ -129,6 +130,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const stopStaleSweep = deployments.sweepStaleBuilds();
 
   const runStore = new RunStore(db);
+  const openai = openAIModel({ baseURL: config.MODEL_BASE_URL, apiKey: config.MODEL_API_KEY });
   const engine = new RunEngine({
     db,
     runs: runStore,
@@ -136,6 +138,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     leaseMs: config.RUN_LEASE_MS,
     enabledModels: config.ENABLED_MODELS,
     tools: (ledger) => new RegistryToolHost({ db, ledger, executor: options.executor, mcp: null, log }),
+    models: (name) => (name !== 'scripted' && config.ENABLED_MODELS.includes(name) ? openai : undefined),
   });
   const streams = new RunEventStreams(db, runStore);
   const app = createControlPlaneApp({

@@ -12,7 +12,7 @@ import { EngineStore, LeaseLost, type EngineRun, type ToolCallLedger } from './s
 import { ApprovalStore } from '../approvals.ts';
 import { RunExecution, noTools, type ToolHost } from './execution.ts';
 import { Signals } from './signals.ts';
-import type { ModelProvider } from '../models/types.ts';
+import { ModelError, type ModelProvider } from '../models/types.ts';
 import { scriptedModel } from '../models/scripted.ts';
 
 /** A scheduling pass at least this often (the only way to see other processes' new runs). */
@@ -142,9 +142,14 @@ export class RunEngine {
     this.settled.add(done);
   }
 
+  /** The agent's model; one without a provider (no longer enabled, say) fails the run's next tick with model_error. */
   private modelOf(agent: AgentRecord): { name: string; provider: ModelProvider } {
     const name = typeof agent.config.model === 'string' ? agent.config.model : this.options.enabledModels[0]!;
-    return { name, provider: name === 'scripted' ? scriptedModel : (this.options.models?.(name) ?? scriptedModel) };
+    if (name === 'scripted') return { name, provider: scriptedModel };
+    const provider = this.options.models?.(name);
+    if (provider) return { name, provider };
+    const why = this.options.enabledModels.includes(name) ? 'has no provider on this instance' : 'is not enabled on this instance (ENABLED_MODELS)';
+    return { name, provider: unavailableModel(`The model ${JSON.stringify(name)} ${why}`) };
   }
 
   private async renew(): Promise<void> {
@@ -181,6 +186,16 @@ export class RunEngine {
     await Promise.race([Promise.allSettled([...this.settled]), new Promise((r) => setTimeout(r, 2000))]);
     await this.store.lapse(ids).catch(() => {});
   }
+}
+
+/** Stands for a model that cannot be called: its turn fails, so the run fails with model_error and says why. */
+function unavailableModel(message: string): ModelProvider {
+  return {
+    finished: () => false,
+    turn: async () => {
+      throw new ModelError(message);
+    },
+  };
 }
 
 /** What run.started records of the agent's descriptive configuration (DESIGN §5 Details). */
