@@ -173,7 +173,7 @@ describe('runs on an OpenAI-compatible model', () => {
       ],
     });
     expect(messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_abc' });
-    expect(JSON.parse(messages[3]!.content)).toEqual({ tool: 'lookup', error: 'UNKNOWN_TOOL' });
+    expect(JSON.parse(messages[3]!.content)).toEqual({ error: 'UNKNOWN_TOOL', message: 'No tool named lookup' });
     expect(messages[4]).toMatchObject({ role: 'tool', tool_call_id: 'call_def' });
   });
 
