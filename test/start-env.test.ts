@@ -10,7 +10,7 @@ const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 
 test('every start script keeps freed memory for reuse unless the caller chose otherwise', () => {
   for (const name of ['start', 'start:control-plane', 'start:runtime']) {
-    expect(scripts[name]).toStartWith('MIMALLOC_PURGE_DELAY=${MIMALLOC_PURGE_DELAY:--1} bun ');
+    expect(scripts[name]).toStartWith('MIMALLOC_PURGE_DELAY=${MIMALLOC_PURGE_DELAY:--1} exec bun ');
   }
 });
 
