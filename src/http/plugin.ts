@@ -119,6 +119,12 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
       auth: (requirement: AuthRequirement) => ({
         async resolve({ request, bearer: token }: { request: Request; bearer: string | undefined }): Promise<{ principal: Principal }> {
           const principal = await authenticated(request, token);
+          // A method the path's own routes do not serve, matched by a parameter route beside a
+          // literal one (PATCH /endpoints/openapi against /endpoints/{endpointId}): 405, as for any path.
+          const allowed = routes.allowed?.(pathnameOf(request.url));
+          if (allowed && allowed.length > 0 && !allowed.includes(request.method)) {
+            throw new ProblemError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not served here; allowed: ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } });
+          }
           if ((requirement.platformAccess ?? true) && !principal.platformAccess) {
             throw new ProblemError(403, 'PLATFORM_ACCESS_DISABLED', 'Platform access is disabled for this principal');
           }
