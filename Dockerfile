@@ -28,9 +28,16 @@ ENV NODE_ENV=production \
     MIMALLOC_PURGE_DELAY=-1
 VOLUME ["/data"]
 EXPOSE 8080 8081
-# Not root: hosts run in a user namespace (needs unprivileged user namespaces, or a seccomp profile
-# allowing unshare), and /readyz reports the private-/tmp layer missing; it needs the server as root.
-USER platform
+# Process isolation fails closed: the server refuses to start when a sandbox layer is missing
+# (README, Security). Full isolation in a container needs the server as root inside it (each host
+# drops to an unprivileged user, in its own pid, network, IPC and mount namespaces, under its own
+# seccomp filter) and a container allowed to make namespaces and mounts:
+#   docker run --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined …
+# (or a seccomp profile that permits unshare, clone with namespace flags, mount and pivot_root).
+# Without them, start with COMPONENT_ISOLATION_DEGRADED=allow (/readyz names what is missing), or
+# COMPONENT_ISOLATION=worker for trusted code only; with --user platform, the private-/tmp layer
+# is missing (it needs root).
+USER root
 HEALTHCHECK --interval=15s --timeout=3s CMD bun -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["bun", "--max-http-header-size=131072", "src/main.ts"]

@@ -10,6 +10,7 @@ import { buildIndexSnapshot } from '../src/core/definitions/index-snapshot.ts';
 import { currentIndexVersion } from '../src/core/definitions/index-version.ts';
 import { DatabasePoll, RedisIndexSubscriber, type InProcessChannel } from '../src/core/index-channels/index.ts';
 import type { Executor } from './executor/types.ts';
+import { missingLayers } from './executor/layers-missing.ts';
 import { IndexHolder } from './index/holder.ts';
 import { IndexSync } from './index/sync.ts';
 import { createRecorder, type InvocationRecorder } from './recorder/index.ts';
@@ -77,7 +78,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
         // Stale: changes may reach this runtime late (the database unreachable, Redis not answering),
         // or the database is at a version it does not serve yet.
         index: { ...idx, sync: syncHealth, stale: !database || syncHealth.redisConnected === false || (syncHealth.databaseVersion ?? 0) > (idx.version ?? 0) },
-        executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
+        executor: { isolation: executor.isolation, layers: executor.layers, degraded: missingLayers(executor), hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
       },
     };
   };

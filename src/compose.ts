@@ -2,7 +2,7 @@
 // role, and serves it. `all` is `npm start` (both origins in one process, the index announced and
 // api.platform served in-process); `control-plane` and `runtime` are the scale-out processes. The
 // only place that knows both origins: neither origin imports the other's parts.
-import { loadConfig, withBoundPorts, type Config } from './core/config.ts';
+import { ConfigError, loadConfig, withBoundPorts, type Config } from './core/config.ts';
 import { failStart } from './lib/start-failure.ts';
 import { listen, type Listener } from './core/http/listener.ts';
 import { createLogger, type Logger } from './core/log.ts';
@@ -15,7 +15,7 @@ import { jwtSecret } from './bootstrap.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
 import { scaleOutWarnings } from './scale-out.ts';
-import { createExecutor, executorOptions, type Executor } from '../runtime/executor/index.ts';
+import { createExecutor, executorOptions, missingLayers, LAYER_FIXES, type Executor } from '../runtime/executor/index.ts';
 import { createRuntime } from '../runtime/create.ts';
 import { serveRuntime } from '../runtime/serve.ts';
 
@@ -48,6 +48,16 @@ export async function start(role: Role, env: Record<string, string | undefined> 
     const executor = await createExecutor(executorOptions(config, (line) => log.info(line), role === 'control-plane' ? 1 : config.EXECUTOR_HOSTS));
     startedExecutor = executor;
     log.info(`component isolation: ${config.COMPONENT_ISOLATION}`, { layers: executor.status().layers });
+    const degraded = missingLayers(executor.status());
+    if (degraded.length > 0) {
+      const what = degraded.map((layer) => `${layer} (${LAYER_FIXES[layer]})`).join('; ');
+      if (config.COMPONENT_ISOLATION_DEGRADED !== 'allow') {
+        throw new ConfigError(
+          `COMPONENT_ISOLATION=process is missing sandbox layers: ${what}. Tenant code would run with less isolation than it needs. Give the process what the layers need (README, Security), or set COMPONENT_ISOLATION_DEGRADED=allow to run without them, or COMPONENT_ISOLATION=worker for trusted code only.`,
+        );
+      }
+      log.warn(`component isolation degraded (COMPONENT_ISOLATION_DEGRADED=allow): missing ${what}`);
+    }
     if (role === 'all') await serveBoth(config, log, executor, control!, edge!);
     else if (role === 'control-plane') await serveControlPlaneAlone(config, log, executor, control!);
     else await serveRuntimeAlone(config, log, executor, edge!);

@@ -16,7 +16,7 @@ import { bootstrap, jwtSecret, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
 import type { Logger } from './core/log.ts';
 import { createRedis, redisAnswers } from './core/redis.ts';
-import type { Executor } from '../runtime/executor/index.ts';
+import { missingLayers, type Executor } from '../runtime/executor/index.ts';
 import { compileGuardSchema, lintGuardSchema } from '../runtime/guard/index.ts';
 import { EndpointStore } from './core/definitions/store.ts';
 import { TableComponentLookup } from './core/definitions/component-lookup.ts';
@@ -170,7 +170,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
         checks: {
           database,
           index: { loaded: version !== null, version },
-          executor: { isolation: executor.isolation, layers: executor.layers, hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
+          executor: { isolation: executor.isolation, layers: executor.layers, degraded: missingLayers(executor), hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
           // Where changes are announced to runtimes; while Redis is down they find them by polling
           // (DESIGN §9), so this informs and does not decide readiness.
           // Connected means answering: a hung server keeps its connection open.

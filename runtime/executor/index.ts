@@ -26,6 +26,7 @@ export type {
 } from './types.ts';
 export { RESULT_LIMIT_BYTES } from './limits.ts';
 export { executorOptions } from './options.ts';
+export { missingLayers, LAYER_FIXES } from './layers-missing.ts';
 
 /** Starts the executor with its hosts warm; rejects if no host can be started at all. */
 export async function createExecutor(options: ExecutorOptions): Promise<Executor> {

@@ -19,6 +19,8 @@ const EnvSchema = Type.Object({
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
   PLATFORM_ADMIN_API_KEY: Type.Optional(Type.String({ pattern: '^sk-\\S{29,}$', maxLength: 512 })),
   COMPONENT_ISOLATION: Type.Union([Type.Literal('process'), Type.Literal('worker')]),
+  /** `allow`: process isolation starts even when a sandbox layer is missing (else the start fails). */
+  COMPONENT_ISOLATION_DEGRADED: Type.Optional(Type.Literal('allow')),
   EXECUTOR_HOSTS: Type.Integer({ minimum: 1, maximum: 64 }),
   EXECUTOR_MAX_HOSTS: Type.Integer({ minimum: 1, maximum: 1024 }),
   EXECUTOR_HOSTS_PER_WORKSPACE: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
