@@ -90,6 +90,10 @@ export async function bootstrap(
   } else if (newInstance) {
     generatedAdminKey = (await stores.principals.createKey(adminId, 'bootstrap (generated)', null)).key;
     log.info('generated the bootstrap INSTANCE_ADMIN API key; it is printed once on stdout');
+  } else {
+    log.info(
+      'this instance already has its INSTANCE_ADMIN, whose key was printed once on its first start; lost it? start with PLATFORM_ADMIN_API_KEY=sk-<at least 29 more characters> to register that key for the administrator (or remove DATA_DIR to start over with an empty database)',
+    );
   }
   return { defaultWorkspaceId: workspace.id, adminPrincipalId: adminId, generatedAdminKey, newInstance };
 }
