@@ -27,7 +27,12 @@ export async function serveControlPlane(listener: Listener, platform: Platform, 
   process.on('SIGINT', () => void stop());
   // Only now, with the signal handlers in place (without them a SIGTERM sent on seeing the line
   // below would kill the process outright instead of draining it).
-  listener.handle((request) => platform.app.handle(routable(request)));
+  listener.handle((request, server) => {
+    // A live event stream may carry nothing but its 15 s heartbeat: the server's idle timeout
+    // (Bun's default, 10 s) must not cut it.
+    if (request.url.includes('/events/stream')) server.timeout(request, 0);
+    return platform.app.handle(routable(request));
+  });
   if (platform.boot.generatedAdminKey) {
     process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);
   }

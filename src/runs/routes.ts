@@ -42,8 +42,8 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
       ...anyAuthenticated,
       ...operation({ summary: 'Get a run', tag: 'Agent runs' }),
     })
-    .get('/agents/runs/:agentRunId/events/stream', ({ principal, params, request, query }) =>
-      runs.stream(principal, params.agentRunId, request.headers.get('last-event-id'), typeof query.after === 'string' ? query.after : null), {
+    .get('/agents/runs/:agentRunId/events/stream', ({ principal, params, request }) =>
+      runs.stream(principal, params.agentRunId, request.headers.get('last-event-id'), new URL(request.url).searchParams), {
       ...anyAuthenticated,
       ...operation({
         summary: "Live run events (Server-Sent Events)",

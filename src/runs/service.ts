@@ -275,9 +275,15 @@ export class RunService {
    * GET …/events/stream: SSE after `Last-Event-ID` or `?after=` (a non-negative integer; the
    * header wins), else from the first event.
    */
-  async stream(principal: Principal, runId: string, lastEventId: string | null, after: string | null): Promise<Response> {
+  async stream(principal: Principal, runId: string, lastEventId: string | null, search: URLSearchParams): Promise<Response> {
     const { run } = await this.get(principal, runId);
-    const [raw, pointer] = lastEventId !== null ? [lastEventId, '/headers/last-event-id'] : after !== null ? [after, '/query/after'] : ['0', ''];
+    // One plain `after`: a bracket form (after[x]=…) or a repeat is malformed, not ignored.
+    const given = [...search.keys()].filter((k) => k === 'after' || k.startsWith('after['));
+    if (given.length > 1 || given.some((k) => k !== 'after')) {
+      throw new ProblemError(400, 'BAD_REQUEST', 'after must be one non-negative integer (an event seq)', { errors: [{ pointer: '/query/after', message: 'must be one non-negative integer' }] });
+    }
+    const after = search.get('after') ?? undefined;
+    const [raw, pointer] = lastEventId !== null ? [lastEventId, '/headers/last-event-id'] : after !== undefined ? [after, '/query/after'] : ['0', ''];
     if (!/^\d{1,15}$/.test(raw.trim())) throw new ProblemError(400, 'BAD_REQUEST', 'The event cursor must be a non-negative integer (an event seq)', { errors: [{ pointer, message: 'must be a non-negative integer' }] });
     if (!this.options.streams) throw new ProblemError(503, 'SERVICE_UNAVAILABLE', 'Live events are not served by this process');
     return this.options.streams.open(run.id, Number(raw.trim()));

@@ -14,8 +14,12 @@ const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'timed_out']
 const HEARTBEAT_MS = 15_000;
 /** How often a feed with subscribers looks for events committed by other processes. */
 const POLL_MS = 500;
+/** What a feed keeps of the newest events: at most this many, and about this many bytes. */
 const KEPT = 1000;
-const PAGE = 500;
+const KEPT_BYTES = 8 * 1024 * 1024;
+const PAGE = 100;
+/** Bytes a stream queues for a client that is not reading, before it waits. */
+const HIGH_WATER = 256 * 1024;
 
 interface EventRow {
   id: string;
@@ -30,18 +34,35 @@ interface EventRow {
   createdAt: Date;
 }
 
-const eventJson = (e: EventRow) => ({ ...e, data: e.data ?? null, createdAt: e.createdAt.toISOString() });
+/** One event as its stream sends it, encoded once for every subscriber. */
+interface Frame {
+  seq: number;
+  final: boolean;
+  bytes: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+const HEARTBEAT = encoder.encode(': keep-alive\n\n');
+const frameOf = (e: EventRow): Frame => ({
+  seq: e.seq,
+  final: FINAL_EVENTS.has(e.type),
+  bytes: encoder.encode(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify({ ...e, data: e.data ?? null, createdAt: e.createdAt.toISOString() })}\n\n`),
+});
 
 class RunFeed {
-  /** The newest events read, in seq order (at most KEPT). */
-  private kept: EventRow[] = [];
-  private last = 0;
+  /** The newest frames read, in seq order. */
+  private kept: Frame[] = [];
+  private keptBytes = 0;
   private reading: Promise<void> | null = null;
   private again = false;
   private waiters = new Set<() => void>();
   subscribers = 0;
 
-  constructor(private readonly page: (after: number) => Promise<EventRow[]>) {}
+  /** `last`: the seq read up to (the first subscriber's cursor: nothing older is read for the feed). */
+  constructor(
+    private readonly page: (after: number) => Promise<Frame[]>,
+    private last: number,
+  ) {}
 
   /** Reads what was committed since the last read, then wakes the subscribers. */
   refresh(): Promise<void> {
@@ -53,12 +74,15 @@ class RunFeed {
       do {
         this.again = false;
         for (;;) {
-          const rows = await this.page(this.last);
-          if (rows.length === 0) break;
-          this.kept.push(...rows);
-          this.last = rows[rows.length - 1]!.seq;
-          if (this.kept.length > KEPT) this.kept = this.kept.slice(-KEPT);
-          if (rows.length < PAGE) break;
+          const frames = await this.page(this.last);
+          if (frames.length === 0) break;
+          for (const frame of frames) {
+            this.kept.push(frame);
+            this.keptBytes += frame.bytes.byteLength;
+          }
+          this.last = frames[frames.length - 1]!.seq;
+          while (this.kept.length > 1 && (this.kept.length > KEPT || this.keptBytes > KEPT_BYTES)) this.keptBytes -= this.kept.shift()!.bytes.byteLength;
+          if (frames.length < PAGE) break;
         }
       } while (this.again);
     })().finally(() => {
@@ -68,12 +92,11 @@ class RunFeed {
     return this.reading;
   }
 
-  /** Events after `cursor` this feed holds; null when the cursor is older than what it keeps. */
-  after(cursor: number): EventRow[] | null {
+  /** Frames after `cursor` this feed holds; null when the cursor is older than what it keeps. */
+  after(cursor: number): Frame[] | null {
     const first = this.kept[0];
-    if (first && cursor < first.seq - 1) return null;
-    if (!first && cursor < this.last) return null;
-    return this.kept.filter((e) => e.seq > cursor);
+    if (first ? cursor < first.seq - 1 : cursor < this.last) return null;
+    return this.kept.filter((f) => f.seq > cursor);
   }
 
   /** Resolves at the next refresh, or after `ms`. */
@@ -114,19 +137,19 @@ export class RunEventStreams {
     for (const end of [...this.ends]) end();
   }
 
-  private page = (runId: string) => async (after: number): Promise<EventRow[]> => {
+  private page = (runId: string) => async (after: number): Promise<Frame[]> => {
     const { events } = this.db.t;
-    return this.db.read((q) => q.select().from(events).where(and(eq(events.runId, runId), gt(events.seq, after))).orderBy(asc(events.seq)).limit(PAGE));
+    const rows = await this.db.read((q) => q.select().from(events).where(and(eq(events.runId, runId), gt(events.seq, after))).orderBy(asc(events.seq)).limit(PAGE));
+    return rows.map(frameOf);
   };
 
   /** The stream of run `runId`'s events after `cursor`, as an SSE response. */
   open(runId: string, cursor: number): Response {
     if (this.closed) return new Response(null, { status: 503, headers: { 'retry-after': '1' } });
     let feed = this.feeds.get(runId);
-    if (!feed) this.feeds.set(runId, (feed = new RunFeed(this.page(runId))));
+    if (!feed) this.feeds.set(runId, (feed = new RunFeed(this.page(runId), cursor)));
     feed.subscribers++;
     const ownPage = this.page(runId);
-    const encoder = new TextEncoder();
     let open = true;
     let end = () => {};
     const leave = () => {
@@ -135,53 +158,79 @@ export class RunEventStreams {
       this.ends.delete(end);
       if (--feed.subscribers === 0 && this.feeds.get(runId) === feed) this.feeds.delete(runId);
     };
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        end = () => {
-          if (!open) return;
-          leave();
-          try {
-            controller.close();
-          } catch {
-            // Already closed.
-          }
-        };
-        this.ends.add(end);
-        void (async () => {
-          let position = cursor;
-          let lastWrite = Date.now();
-          const send = (text: string) => {
-            controller.enqueue(encoder.encode(text));
-            lastWrite = Date.now();
-          };
-          try {
-            await feed.refresh();
-            while (open) {
-              const batch = feed.after(position) ?? (await ownPage(position));
-              let finished = false;
-              if (batch.length > 0) {
-                send(batch.map((e) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(eventJson(e))}\n\n`).join(''));
-                position = batch[batch.length - 1]!.seq;
-                finished = batch.some((e) => FINAL_EVENTS.has(e.type));
-              } else if (await this.ended(runId, position)) {
-                finished = true;
-              }
-              if (finished) break;
-              if (batch.length === 0) {
-                await feed.changed(Math.min(POLL_MS * 2, HEARTBEAT_MS));
-                if (Date.now() - lastWrite >= HEARTBEAT_MS) send(': keep-alive\n\n');
-              }
-            }
-            if (open) controller.close();
-          } catch {
-            if (open) controller.error(new Error('event stream failed'));
-          } finally {
+    // Pulled, not pushed: an event is sent only while the client reads (the queue holds at most
+    // HIGH_WATER bytes); a client that stops reading costs a bounded buffer, not the run's events.
+    let pulled: (() => void) | null = null;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          end = () => {
+            if (!open) return;
             leave();
-          }
-        })();
+            pulled?.();
+            try {
+              controller.close();
+            } catch {
+              // Already closed.
+            }
+          };
+          this.ends.add(end);
+          const roomFor = async () => {
+            while (open && (controller.desiredSize ?? 1) <= 0) {
+              await new Promise<void>((resolve) => {
+                pulled = resolve;
+                setTimeout(resolve, 1000);
+              });
+            }
+          };
+          void (async () => {
+            let position = cursor;
+            let lastWrite = Date.now();
+            const send = (bytes: Uint8Array) => {
+              controller.enqueue(bytes);
+              lastWrite = Date.now();
+            };
+            try {
+              await feed.refresh();
+              while (open) {
+                const batch = feed.after(position) ?? (await ownPage(position));
+                let finished = false;
+                for (const frame of batch) {
+                  await roomFor();
+                  if (!open) break;
+                  send(frame.bytes);
+                  position = frame.seq;
+                  if (frame.final) finished = true;
+                }
+                if (!finished && batch.length === 0 && (await this.ended(runId, position))) finished = true;
+                if (finished) break;
+                if (batch.length === 0) {
+                  await feed.changed(Math.min(POLL_MS * 2, HEARTBEAT_MS));
+                  if (open && Date.now() - lastWrite >= HEARTBEAT_MS) send(HEARTBEAT);
+                }
+              }
+              if (open) {
+                leave();
+                controller.close();
+              }
+            } catch {
+              if (open) {
+                leave();
+                controller.error(new Error('event stream failed'));
+              }
+            } finally {
+              leave();
+            }
+          })();
+        },
+        pull: () => {
+          pulled?.();
+          pulled = null;
+        },
+        cancel: () => leave(),
       },
-      cancel: leave,
-    });
+      { highWaterMark: HIGH_WATER, size: (chunk) => chunk?.byteLength ?? 0 },
+    );
     return new Response(body, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
     });

@@ -282,7 +282,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     test('PAUSED: the running run ends its tick, emits run.paused and waits; ACTIVE again: run.resumed and it goes on', async () => {
       const a = await agent();
       const r = (await start(a, { input: { script: [{ sleep: 300 }, { say: 'second' }, { finish: 'end' }] } })).body;
-      await until(r.id, (x) => x.status === 'running');
+      for (let i = 0; i < 200 && !(await types(r.id)).includes('tick.started'); i++) await Bun.sleep(10);
       expect((await patch(a, { status: 'PAUSED' })).status).toBe(200);
       let t: string[] = [];
       for (let i = 0; i < 200 && !t.includes('run.paused'); i++, await Bun.sleep(20)) t = await types(r.id);

@@ -11,7 +11,7 @@ import type { RunStore } from '../store.ts';
 import { EngineStore, LeaseLost, type EngineRun, type ToolCallLedger } from './store.ts';
 import { ApprovalStore } from '../approvals.ts';
 import { RunExecution, noTools, type ToolHost } from './execution.ts';
-import { Signals } from './signals.ts';
+import { Signals, yieldToEventLoop } from './signals.ts';
 import { ModelError, type ModelProvider } from '../models/types.ts';
 import { scriptedModel } from '../models/scripted.ts';
 
@@ -20,7 +20,7 @@ const SCAN_MS = 250;
 const WATCH_MS = 500;
 /** Runs one process executes at once at most; the rest wait for another process or a later pass. */
 const MAX_EXECUTING = 256;
-const BATCH = 64;
+const BATCH = 256;
 
 export interface EngineOptions {
   db: Database;
@@ -106,6 +106,7 @@ export class RunEngine {
       if (this.closed || this.executing.size >= MAX_EXECUTING) return;
       const run = await this.store.tryStart(candidate, startedData);
       if (run) this.launch(run, false);
+      await yieldToEventLoop();
     }
   }
 

@@ -8,7 +8,7 @@ import { assembleContext, recallWithin, type ConversationEntry } from '../contex
 import { memoryLimits, runLimits } from '../limits.ts';
 import { ModelError, type ModelAction, type ModelProvider, type ToolSpec } from '../models/types.ts';
 import type { EngineRun, EngineStore, RunState } from './store.ts';
-import { sleep, type Signals } from './signals.ts';
+import { sleep, yieldToEventLoop, type Signals } from './signals.ts';
 import type { Logger } from '../../core/log.ts';
 import type { ApprovalStore } from '../approvals.ts';
 
@@ -96,6 +96,9 @@ export class RunExecution {
     const { store } = this.deps;
     if (takenOver) await store.write(this.runId, [{ type: 'run.resumed', actor: 'system', data: { takenOver: true } }]);
     while (!this.stopped) {
+      // SQLite answers synchronously: without a turn of the event loop between steps, a run of
+      // quick ticks would hold the process (requests, timers, cancels) until it ends.
+      await yieldToEventLoop();
       if (this.tick.signal.aborted) this.tick = new AbortController();
       const run = await store.load(this.runId);
       if (!run || FINAL.includes(run.status)) return;
@@ -134,7 +137,7 @@ export class RunExecution {
     const { store } = this.deps;
     const { name: modelName, provider: model } = this.deps.model(agent);
     const tickIndex = run.tickCount;
-    if (model.finished(run, tickIndex)) return this.finish(run, agent, 'completed', null);
+    if (model.finished(run, tickIndex)) return this.finish(run, agent, null);
     const limits = runLimits(agent);
     if (tickIndex >= limits.maxTicks) {
       await store.move(run.id, ['running', 'waiting_approval'], 'timed_out', [{ type: 'run.timed_out', actor: 'system', data: { stopReason: 'max_ticks', maxTicks: limits.maxTicks } }], { stopReason: 'max_ticks' });
@@ -180,25 +183,26 @@ export class RunExecution {
     }
     if (signal.aborted) return;
     const next: RunState = { ...state, conversation: [...conversation, ...added], ...(waitingChildren !== undefined ? { waitingChildren, reported: [] } : {}) };
-    await store.write(
-      run.id,
-      [
-        { type: 'usage.reported', actor: 'system', tickIndex, data: turn.usage },
-        { type: 'tick.completed', actor: 'system', tickIndex, data: {} },
-      ],
-      {
-        tickCount: tickIndex + 1,
-        toolCalls: run.toolCalls + toolCalls,
-        promptTokens: run.promptTokens + turn.usage.promptTokens,
-        completionTokens: run.completionTokens + turn.usage.completionTokens,
-        state: next,
-      },
-    );
-    if (outcome?.kind === 'finish') return this.finish({ ...run, tickCount: tickIndex + 1 }, agent, 'completed', outcome.value);
+    const tickEnd: NewEvent[] = [
+      { type: 'usage.reported', actor: 'system', tickIndex, data: turn.usage },
+      { type: 'tick.completed', actor: 'system', tickIndex, data: {} },
+    ];
+    const counted = {
+      tickCount: tickIndex + 1,
+      toolCalls: run.toolCalls + toolCalls,
+      promptTokens: run.promptTokens + turn.usage.promptTokens,
+      completionTokens: run.completionTokens + turn.usage.completionTokens,
+      state: next,
+    };
+    // A tick that ends the run ends it in the same transaction as tick.completed: a process that
+    // stops in between must not leave a run whose next tick finds nothing left to play.
+    if (outcome?.kind === 'finish') return this.finish(run, agent, outcome.value, tickEnd, counted);
     if (outcome?.kind === 'fail') {
-      await store.move(run.id, ['running', 'waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', data: { stopReason: 'model_error', error: outcome.message } }], { stopReason: 'model_error', error: outcome.message });
+      await store.move(run.id, ['running', 'waiting_approval'], 'failed', [...tickEnd, { type: 'run.failed', actor: 'system', data: { stopReason: 'model_error', error: outcome.message } }], { ...counted, stopReason: 'model_error', error: outcome.message });
       this.ended(run);
+      return;
     }
+    await store.write(run.id, tickEnd, counted);
   }
 
   private async act(
@@ -394,11 +398,14 @@ export class RunExecution {
     }
     const allEnded = children.every((c) => reported.has(c.id));
     const next: RunState = { ...state, conversation: [...state.conversation, ...added], reported: [...reported] };
+    // Any failed child counts, reported now or before a takeover that came between its report and
+    // the parent's failure.
+    if (children.some((c) => FINAL.includes(c.status) && c.status !== 'completed')) failed = true;
     if (failed && runLimits(agent).childFailureMode === 'fail_parent') {
       await store.write(run.id, events, { state: next });
       for (const id of await store.unfinishedDescendants(run)) await store.stopOther(id, 'parent_cancelled', 'system');
       for (const child of children) this.deps.signals.notify(child.id);
-      await store.move(run.id, ['running'], 'failed', [{ type: 'run.failed', actor: 'system', data: { stopReason: 'child_failed', error: 'A child run failed' } }], { stopReason: 'child_failed', error: 'A child run failed' });
+      await store.move(run.id, ['running', 'waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', data: { stopReason: 'child_failed', error: 'A child run failed' } }], { stopReason: 'child_failed', error: 'A child run failed' });
       this.ended(run);
       return;
     }
@@ -411,17 +418,22 @@ export class RunExecution {
   }
 
   /** Completes the run: a root run with memory on stores its output first (memory.stored). */
-  private async finish(run: EngineRun, agent: AgentRecord, _status: 'completed', output: unknown): Promise<void> {
+  private async finish(run: EngineRun, agent: AgentRecord, output: unknown, before: NewEvent[] = [], fields: Partial<EngineRun> = {}): Promise<void> {
     const { store } = this.deps;
     const remember = run.parentRunId === null && memoryLimits(agent).enabled;
     const summary = JSON.stringify(output ?? null).slice(0, MEMORY_SUMMARY_CHARS);
+    const memoryId = crypto.randomUUID();
     await store.move(
       run.id,
       ['running', 'waiting_approval'],
       'completed',
-      [{ type: 'run.completed', actor: 'system', data: { stopReason: 'completed', output: output ?? null } }],
-      { stopReason: 'completed', output: output ?? null },
-      remember ? async (q) => void (await store.remember(q, run, summary)) : undefined,
+      [
+        ...before,
+        ...(remember ? [{ type: 'memory.stored', actor: 'system', data: { memoryId, chars: summary.length } }] : []),
+        { type: 'run.completed', actor: 'system', data: { stopReason: 'completed', output: output ?? null } },
+      ],
+      { ...fields, stopReason: 'completed', output: output ?? null },
+      remember ? (q) => store.remember(q, memoryId, run, summary) : undefined,
     );
     this.ended(run);
   }

@@ -78,12 +78,25 @@ export class EngineStore {
 
   // --- Claiming ----------------------------------------------------------------------------------
 
-  /** Queued runs in creation order: candidates to start. */
+  /**
+   * Candidates to start, oldest first: of each ACTIVE agent's queued root runs the oldest, and of
+   * each parent's queued children the oldest (the others wait behind them in any case). So one
+   * agent's long queue never hides another agent's runs from the scheduler.
+   */
   async queued(limit: number): Promise<Pick<RunRecord, 'id' | 'agentId' | 'parentRunId'>[]> {
-    const { runs } = this.db.t;
-    return this.db.read((q) =>
-      q.select({ id: runs.id, agentId: runs.agentId, parentRunId: runs.parentRunId }).from(runs).where(eq(runs.status, 'queued')).orderBy(asc(runs.createdAt), asc(runs.id)).limit(limit),
-    );
+    const rows = await this.db.all(sql`
+      SELECT r.id AS id, r.agent_id AS agent_id, r.parent_run_id AS parent_run_id
+      FROM runs r JOIN agents a ON a.id = r.agent_id
+      WHERE r.status = 'queued' AND a.status = 'ACTIVE'
+        AND NOT EXISTS (
+          SELECT 1 FROM runs o
+          WHERE o.status = 'queued'
+            AND ((r.parent_run_id IS NULL AND o.parent_run_id IS NULL AND o.agent_id = r.agent_id)
+              OR (r.parent_run_id IS NOT NULL AND o.parent_run_id = r.parent_run_id))
+            AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.id < r.id)))
+      ORDER BY r.created_at, r.id
+      LIMIT ${limit}`);
+    return rows.map((r) => ({ id: String(r.id), agentId: String(r.agent_id), parentRunId: r.parent_run_id == null ? null : String(r.parent_run_id) }));
   }
 
   /**
@@ -116,7 +129,9 @@ export class EngineStore {
         const waiting = await q.select({ id: runs.id }).from(runs).where(and(eq(runs.agentId, agent.id), isNull(runs.parentRunId), eq(runs.status, 'queued'), older)).limit(1);
         if (waiting.length > 0) return null;
       } else {
-        if (!(ACTIVE_STATES as readonly string[]).includes(parent.status) || parent.status === 'cancelling') return null;
+        // A child waits for its parent to start; one whose parent has ended still runs (it was
+        // queued behind its siblings); a cancelling parent's children are being cancelled.
+        if (parent.status === 'queued' || parent.status === 'cancelling') return null;
         const [parentAgent] = parent.agentId === agent.id ? [agent] : await q.select().from(agents).where(eq(agents.id, parent.agentId));
         if (!parentAgent) return null;
         const limit = runLimits(parentAgent as unknown as AgentRecord).maxConcurrentChildRuns;
@@ -356,12 +371,9 @@ export class EngineStore {
     return rows.map((r) => r.summary);
   }
 
-  /** Stores a memory record inside a finishing run's transaction. */
-  async remember(q: Orm, run: Pick<RunRecord, 'id' | 'agentId'>, summary: string): Promise<string> {
-    const id = crypto.randomUUID();
+  /** Stores a memory record inside a finishing run's transaction (its memory.stored event is the caller's). */
+  async remember(q: Orm, id: string, run: Pick<RunRecord, 'id' | 'agentId'>, summary: string): Promise<void> {
     await q.insert(this.db.t.agentMemory).values({ id, agentId: run.agentId, runId: run.id, summary, createdAt: new Date() });
-    await this.runs.append(q, run.id, { type: 'memory.stored', actor: 'system', data: { memoryId: id, chars: summary.length } });
-    return id;
   }
 }
 
