@@ -12,7 +12,7 @@ import { AgentStore } from './agents/store.ts';
 import { AgentService } from './agents/service.ts';
 import { AccountLister } from './accounts/list.ts';
 import { AgentLister } from './agents/list.ts';
-import { bootstrap, jwtSecret, type BootstrapResult } from './bootstrap.ts';
+import { bootstrap, jwtSecret, secretsKey, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
 import type { Logger } from './core/log.ts';
 import { createRedis, redisAnswers } from './core/redis.ts';
@@ -36,6 +36,7 @@ import { RunService } from './runs/service.ts';
 import { RunEngine } from './runs/engine/engine.ts';
 import { RunEventStreams } from './runs/stream.ts';
 import { AuditLister } from './audit/list.ts';
+import { SecretCipher, SecretService, SecretStore } from './secrets/index.ts';
 
 /** How long /readyz waits for Redis to answer a PING before it reports it not connected. */
 const REDIS_READY_PING_MS = 500;
@@ -56,6 +57,8 @@ export interface Platform {
   /** In-process index publication: the embedded runtime subscribes here. */
   publisher: InProcessChannel;
   endpoints: EndpointService;
+  /** The secrets store (MCP credentials); reveal() is for server code only. */
+  secrets: SecretService;
   close(): Promise<void>;
 }
 
@@ -80,6 +83,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
   });
+  // Read before anything is stored, like the JWT secret: a damaged key file stops the start (exit 2).
+  const secretCipher = new SecretCipher(secretsKey(config));
   const credentials = new CredentialResolver(principals, jwt);
   const boot = await bootstrap(config, db, { principals, workspaces }, log);
   if (boot.newInstance) await saveDefaultsForNewInstance(db);
@@ -127,6 +132,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   await deployments.failStaleBuilds();
   const stopStaleSweep = deployments.sweepStaleBuilds();
 
+  const secrets = new SecretService({ db, store: new SecretStore(db), cipher: secretCipher, workspaces });
   const runStore = new RunStore(db);
   const engine = new RunEngine({ db, runs: runStore, log, leaseMs: config.RUN_LEASE_MS, enabledModels: config.ENABLED_MODELS });
   const streams = new RunEventStreams(db, runStore);
@@ -141,6 +147,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     deployments,
     runs: new RunService(db, runStore, agents, { enabledModels: config.ENABLED_MODELS, approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT_MS, engine, streams }),
     audit: new AuditLister(db),
+    secrets,
     endpoints: {
       db,
       endpoints,
@@ -182,6 +189,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     boot,
     publisher,
     endpoints,
+    secrets,
     runs: runStore,
     engine,
     async close() {
