@@ -117,6 +117,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     groups,
     workspaces,
     enabledModels: config.ENABLED_MODELS,
+    allowHttpLoopback: config.MCP_ALLOW_HTTP_LOOPBACK === 'true',
     // Which code may run as a service account depends on the agents it owns: the index judged that.
     ownershipChanged: async () => indexPublisher.published(await db.write((q) => bumpIndexVersion(db, q))),
   });
