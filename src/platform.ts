@@ -37,6 +37,7 @@ import { RunEngine } from './runs/engine/engine.ts';
 import { RunEventStreams } from './runs/stream.ts';
 import { AuditLister } from './audit/list.ts';
 import { SecretCipher, SecretService, SecretStore } from './secrets/index.ts';
+import { McpClients } from './runs/tools/mcp.ts';
 
 /** How long /readyz waits for Redis to answer a PING before it reports it not connected. */
 const REDIS_READY_PING_MS = 500;
@@ -59,6 +60,8 @@ export interface Platform {
   endpoints: EndpointService;
   /** The secrets store (MCP credentials); reveal() is for server code only. */
   secrets: SecretService;
+  /** MCP servers' tools and calls (DESIGN §5 Tools), for the run engine's tool registry. */
+  mcp: McpClients;
   close(): Promise<void>;
 }
 
@@ -134,6 +137,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   const stopStaleSweep = deployments.sweepStaleBuilds();
 
   const secrets = new SecretService({ db, store: new SecretStore(db), cipher: secretCipher, workspaces });
+  const mcp = new McpClients({ reveal: (workspaceId, secretId) => secrets.reveal(workspaceId, secretId), allowHttpLoopback: config.MCP_ALLOW_HTTP_LOOPBACK === 'true', log });
   const runStore = new RunStore(db);
   const engine = new RunEngine({ db, runs: runStore, log, leaseMs: config.RUN_LEASE_MS, enabledModels: config.ENABLED_MODELS });
   const streams = new RunEventStreams(db, runStore);
@@ -191,11 +195,13 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     publisher,
     endpoints,
     secrets,
+    mcp,
     runs: runStore,
     engine,
     async close() {
       streams.close();
       await engine.close();
+      await mcp.close();
       stopStaleSweep();
       sources.close();
       await Promise.all([deployments.idle(), credentials.close()]);

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Strict, Uuid } from '../core/http/schema-blocks.ts';
 import { compile } from '../core/http/validate.ts';
 
-export const SECRET_VALUE_MAX_CHARS = 65_536;
+const SECRET_VALUE_MAX_CHARS = 65_536;
 
 export const SecretCreateBody = Strict(
   {
