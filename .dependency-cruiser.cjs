@@ -51,5 +51,9 @@ module.exports = {
     exclude: { path: '^(node_modules|test|bench)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // Resolve packages as the runtime does (their `exports` with the import conditions): the MCP
+    // SDK's `"./*"` export maps `types` to `*.js.d.ts` files that do not exist, so a resolver that
+    // tries `types` first finds nothing for `@modelcontextprotocol/sdk/client/sse.js`.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };

@@ -17,6 +17,7 @@ import { componentRoutes, type ComponentService, type DeploymentService } from '
 import { runRoutes } from './runs/routes.ts';
 import type { RunService } from './runs/service.ts';
 import { auditRoutes, type AuditLister } from './audit/list.ts';
+import { secretRoutes, type SecretService } from './secrets/index.ts';
 
 const API_VERSION = '1.3.0';
 
@@ -32,6 +33,7 @@ export interface ControlPlaneDeps {
   deployments: DeploymentService;
   runs: RunService;
   audit: AuditLister;
+  secrets: SecretService;
   readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
   log: HttpLogger;
 }
@@ -77,7 +79,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
         .use(agentRoutes(conventions, deps.agents, deps.agentLister))
         .use(componentRoutes(conventions, { components: deps.components, deployments: deps.deployments }))
         .use(endpointRoutes(conventions, deps.endpoints))
-        .use(auditRoutes(conventions, deps.audit)),
+        .use(auditRoutes(conventions, deps.audit))
+        .use(secretRoutes(conventions, deps.secrets)),
     );
   routes.allowed = allowedMethodsOf(app.routes);
   return app;

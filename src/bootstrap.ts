@@ -1,5 +1,5 @@
 // First-start and every-start setup: the default workspace, the System authority, the bootstrap
-// INSTANCE_ADMIN and its key, and the JWT secret.
+// INSTANCE_ADMIN and its key, and the generated secrets (JWT secret, secrets-store key).
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,18 +13,30 @@ import type { Logger } from './core/log.ts';
 
 const ADMIN_ID_KEY = 'bootstrap.adminPrincipalId';
 
-/** The shortest secret accepted from the data directory (JWT_SECRET's own minimum). */
+/** The shortest secret accepted from the data directory (JWT_SECRET's and SECRETS_KEY's own minimum). */
 const SECRET_MIN_CHARS = 32;
 
-/**
- * The HS256 secret: JWT_SECRET, else one generated once into the data directory (0600). It is
- * written whole under another name and linked into place, so processes starting together on a
- * fresh directory agree on one (the first link wins; the others read it) and none reads half of it.
- */
+/** The HS256 secret: JWT_SECRET, else one generated once into DATA_DIR/jwt-secret (0600). */
 export function jwtSecret(config: Config): string {
-  if (config.JWT_SECRET) return config.JWT_SECRET;
-  mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
-  const file = join(config.DATA_DIR, 'jwt-secret');
+  return config.JWT_SECRET ?? generatedSecret(config.DATA_DIR, 'jwt-secret', 'JWT secret', 'remove it to make a new one (tokens already issued stop working), or set JWT_SECRET');
+}
+
+/**
+ * The key material of the secrets store: SECRETS_KEY, else one generated once into
+ * DATA_DIR/secrets-key (0600). Losing or changing it makes every stored secret unreadable.
+ */
+export function secretsKey(config: Config): string {
+  return config.SECRETS_KEY ?? generatedSecret(config.DATA_DIR, 'secrets-key', 'secrets key', 'restore it from a backup (removing it makes every stored secret unreadable), or set SECRETS_KEY');
+}
+
+/**
+ * A random secret generated once into the data directory (0600). It is written whole under
+ * another name and linked into place, so processes starting together on a fresh directory agree
+ * on one (the first link wins; the others read it) and none reads half of it.
+ */
+function generatedSecret(dataDir: string, name: string, what: string, remedy: string): string {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, name);
   if (!existsSync(file)) {
     const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
     writeFileSync(draft, randomBytes(48).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
@@ -38,7 +50,7 @@ export function jwtSecret(config: Config): string {
   }
   const secret = readFileSync(file, 'utf8').trim();
   if (secret.length < SECRET_MIN_CHARS) {
-    throw new ConfigError(`${file}: the generated JWT secret is shorter than ${SECRET_MIN_CHARS} characters (damaged?): remove it to make a new one (tokens already issued stop working), or set JWT_SECRET`);
+    throw new ConfigError(`${file}: the generated ${what} is shorter than ${SECRET_MIN_CHARS} characters (damaged?): ${remedy}`);
   }
   return secret;
 }

@@ -12,7 +12,7 @@ import { AgentStore } from './agents/store.ts';
 import { AgentService } from './agents/service.ts';
 import { AccountLister } from './accounts/list.ts';
 import { AgentLister } from './agents/list.ts';
-import { bootstrap, jwtSecret, type BootstrapResult } from './bootstrap.ts';
+import { bootstrap, jwtSecret, secretsKey, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
 import type { Logger } from './core/log.ts';
 import { createRedis, redisAnswers } from './core/redis.ts';
@@ -38,6 +38,8 @@ import { RegistryToolHost } from './runs/tools/host.ts';
 import { openAIModel } from './runs/models/openai.ts';
 import { RunEventStreams } from './runs/stream.ts';
 import { AuditLister } from './audit/list.ts';
+import { SecretCipher, SecretService, SecretStore } from './secrets/index.ts';
+import { McpClients } from './runs/tools/mcp.ts';
 
 /** How long /readyz waits for Redis to answer a PING before it reports it not connected. */
 const REDIS_READY_PING_MS = 500;
@@ -58,6 +60,10 @@ export interface Platform {
   /** In-process index publication: the embedded runtime subscribes here. */
   publisher: InProcessChannel;
   endpoints: EndpointService;
+  /** The secrets store (MCP credentials); reveal() is for server code only. */
+  secrets: SecretService;
+  /** MCP servers' tools and calls (DESIGN §5 Tools), for the run engine's tool registry. */
+  mcp: McpClients;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
   });
+  // Read before anything is stored, like the JWT secret: a damaged key file stops the start (exit 2).
+  const secretCipher = new SecretCipher(secretsKey(config));
   const credentials = new CredentialResolver(principals, jwt);
   const boot = await bootstrap(config, db, { principals, workspaces }, log);
   if (boot.newInstance) await saveDefaultsForNewInstance(db);
@@ -114,6 +122,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     groups,
     workspaces,
     enabledModels: config.ENABLED_MODELS,
+    allowHttpLoopback: config.MCP_ALLOW_HTTP_LOOPBACK === 'true',
     // Which code may run as a service account depends on the agents it owns: the index judged that.
     ownershipChanged: async () => indexPublisher.published(await db.write((q) => bumpIndexVersion(db, q))),
   });
@@ -129,6 +138,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   await deployments.failStaleBuilds();
   const stopStaleSweep = deployments.sweepStaleBuilds();
 
+  const secrets = new SecretService({ db, store: new SecretStore(db), cipher: secretCipher, workspaces });
+  const mcp = new McpClients({ reveal: (workspaceId, secretId) => secrets.reveal(workspaceId, secretId), allowHttpLoopback: config.MCP_ALLOW_HTTP_LOOPBACK === 'true', log });
   const runStore = new RunStore(db);
   const openai = openAIModel({ baseURL: config.MODEL_BASE_URL, apiKey: config.MODEL_API_KEY });
   const engine = new RunEngine({
@@ -137,7 +148,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     log,
     leaseMs: config.RUN_LEASE_MS,
     enabledModels: config.ENABLED_MODELS,
-    tools: (ledger) => new RegistryToolHost({ db, ledger, executor: options.executor, mcp: null, log }),
+    tools: (ledger) => new RegistryToolHost({ db, ledger, executor: options.executor, mcp, log }),
     models: (name) => (name !== 'scripted' && config.ENABLED_MODELS.includes(name) ? openai : undefined),
   });
   const streams = new RunEventStreams(db, runStore);
@@ -152,6 +163,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     deployments,
     runs: new RunService(db, runStore, agents, { enabledModels: config.ENABLED_MODELS, approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT_MS, engine, streams }),
     audit: new AuditLister(db),
+    secrets,
     endpoints: {
       db,
       endpoints,
@@ -193,11 +205,14 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     boot,
     publisher,
     endpoints,
+    secrets,
+    mcp,
     runs: runStore,
     engine,
     async close() {
       streams.close();
       await engine.close();
+      await mcp.close();
       stopStaleSweep();
       sources.close();
       await Promise.all([deployments.idle(), credentials.close()]);

@@ -19,5 +19,10 @@ export function scaleOutWarnings(role: 'control-plane' | 'runtime', config: Conf
   if (!env.JWT_SECRET) {
     warnings.push(`JWT_SECRET is not set: this process signs and verifies platform tokens with the secret generated in ${config.DATA_DIR}; processes that do not share it refuse each other's tokens (api.platform's included): give every process the same JWT_SECRET`);
   }
+  // Secrets are stored sealed with this key: a control plane with a key of its own cannot read
+  // what another stored (its MCP servers then fail for want of credentials).
+  if (role === 'control-plane' && !env.SECRETS_KEY) {
+    warnings.push(`SECRETS_KEY is not set: this process seals and opens stored secrets with the key generated in ${config.DATA_DIR}; control planes that do not share it cannot read each other's secrets: give every control plane the same SECRETS_KEY`);
+  }
   return warnings;
 }

@@ -132,10 +132,10 @@ describe('OpenAPI', () => {
     }
     expect(Object.keys(doc.paths['/api/v1/agents/{agentId}'].patch.responses)).toEqual(expect.arrayContaining(['409', '412', '413', '422']));
     expect(Object.keys(doc.paths['/api/v1/endpoints/{endpointId}/activate'].post.responses)).toEqual(expect.arrayContaining(['409', '422']));
-    // Path parameters carry the names of the spec (endpointId, agentRunId) and of DESIGN §2 (accounts: id).
+    // Path parameters carry the names of the spec (endpointId, agentRunId) and of DESIGN §2 and §5 (accounts, secrets: id).
     expect(doc.paths['/api/v1/endpoints/{endpointId}/openapi']).toBeDefined();
     expect(doc.paths['/api/v1/agents/runs/{agentRunId}/events']).toBeDefined();
-    expect(Object.keys(doc.paths).filter((path) => path.includes('{id}'))).toEqual(['/api/v1/users/{id}', '/api/v1/service-accounts/{id}', '/api/v1/api-keys/{id}']);
+    expect(Object.keys(doc.paths).filter((path) => path.includes('{id}'))).toEqual(['/api/v1/users/{id}', '/api/v1/service-accounts/{id}', '/api/v1/api-keys/{id}', '/api/v1/secrets/{id}']);
   });
 
   test('the docs UI is served', async () => {

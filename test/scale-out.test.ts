@@ -3,22 +3,24 @@ import { expect, test } from 'bun:test';
 import { loadConfig } from '../src/core/config.ts';
 import { scaleOutWarnings } from '../src/scale-out.ts';
 
-test('started alone without the origins and a shared JWT secret, each process says what it will do instead', () => {
+test('started alone without the origins, a shared JWT secret and a shared secrets key, each process says what it will do instead', () => {
   const env = { DATA_DIR: '/srv/platform' };
   const config = loadConfig(env);
   const control = scaleOutWarnings('control-plane', config, env);
-  expect(control).toHaveLength(2);
+  expect(control).toHaveLength(3);
   expect(control[0]).toContain('ENDPOINT_RUNTIME_URL is not set: generated OpenAPI documents name http://127.0.0.1:8081');
   expect(control[1]).toContain('JWT_SECRET is not set');
   expect(control[1]).toContain('/srv/platform');
+  expect(control[2]).toContain('SECRETS_KEY is not set');
+  expect(control[2]).toContain('/srv/platform');
   const runtime = scaleOutWarnings('runtime', config, env);
-  expect(runtime).toHaveLength(2);
+  expect(runtime).toHaveLength(2); // runtimes never open secrets
   expect(runtime[0]).toContain('BASE_URL is not set: api.platform calls from components go to http://127.0.0.1:8080');
   expect(runtime[1]).toContain('JWT_SECRET is not set');
 });
 
-test('with the origins and a shared secret there is nothing to say; external JWT keys do not replace the secret', () => {
-  const env = { BASE_URL: 'https://api.example.com', ENDPOINT_RUNTIME_URL: 'https://run.example.com', JWT_SECRET: 'x'.repeat(40) };
+test('with the origins and shared secrets there is nothing to say; external JWT keys do not replace the secret', () => {
+  const env = { BASE_URL: 'https://api.example.com', ENDPOINT_RUNTIME_URL: 'https://run.example.com', JWT_SECRET: 'x'.repeat(40), SECRETS_KEY: 'y'.repeat(40) };
   const config = loadConfig(env);
   expect(scaleOutWarnings('control-plane', config, env)).toEqual([]);
   expect(scaleOutWarnings('runtime', config, env)).toEqual([]);

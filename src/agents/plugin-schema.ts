@@ -132,13 +132,14 @@ const AgentPluginMcpConfig = Strict(
   {
     transport: Type.Optional(StringEnum(AgentEnums.mcpTransport, { description: 'Transport to the remote server' })),
     // The pattern only looks at the scheme and the first authority character (anchored, no
-    // backtracking) and the length is bounded first, as the spec's Limits guidance asks.
+    // backtracking) and the length is bounded first, as the spec's Limits guidance asks. Plain
+    // http is the rules' to refuse (rules.ts): it depends on MCP_ALLOW_HTTP_LOOPBACK and the host.
     url: Type.Optional(
       Type.String({
         format: 'uri',
-        pattern: '^[Hh][Tt][Tt][Pp][Ss]://[^/?#\\s]',
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]',
         maxLength: MCP_URL_MAX_LENGTH,
-        description: 'Absolute HTTPS endpoint of the remote server',
+        description: 'Absolute HTTPS endpoint of the remote server; http:// only for loopback hosts (localhost, 127.0.0.0/8, ::1) when the instance sets MCP_ALLOW_HTTP_LOOPBACK=true',
       }),
     ),
     manifestTtlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'Manifest cache time-to-live (ms)' })),

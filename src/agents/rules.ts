@@ -1,6 +1,7 @@
 // Agent body rules TypeBox cannot express (DESIGN §4): metadata size and reserved keys, the
 // cross-field plugin rules and the enabled-model check, each reported as a pointed violation.
 import type { ProblemCode, Violation } from '../core/http/problem.ts';
+import { plainHttpRefusal } from '../core/lib/loopback.ts';
 import {
   agentCreateValidator,
   agentUpdateValidator,
@@ -13,6 +14,8 @@ import {
 export interface AgentRuleOptions {
   /** Models enabled for the instance (`ENABLED_MODELS`). */
   enabledModels: readonly string[];
+  /** `MCP_ALLOW_HTTP_LOOPBACK`: an MCP url may be http:// to a loopback host. Default false. */
+  allowHttpLoopback?: boolean;
 }
 
 type JsonRecord = Record<string, unknown>;
@@ -40,9 +43,9 @@ export function agentRuleViolations(body: unknown, options: AgentRuleOptions): V
     if (typeof model === 'string' && model.length > 0 && !options.enabledModels.includes(model)) {
       out.push(violation('/config/model', `Model "${model}" is not enabled on this instance`, 'MODEL_NOT_ENABLED'));
     }
-    pluginListViolations(config.plugins, '/config/plugins', out);
+    pluginListViolations(config.plugins, '/config/plugins', options, out);
   }
-  if (isRecord(body.policy)) pluginListViolations(body.policy.plugins, '/policy/plugins', out);
+  if (isRecord(body.policy)) pluginListViolations(body.policy.plugins, '/policy/plugins', options, out);
   return out;
 }
 
@@ -71,14 +74,14 @@ function metadataViolations(metadata: unknown, out: Violation[]): void {
 /** The block each plugin kind needs; `tools` (also the default kind) is handled apart. */
 const KIND_BLOCK = { mcp_server: 'mcpServer', skill: 'skill', package: 'package' } as const;
 
-function pluginListViolations(plugins: unknown, pointer: string, out: Violation[]): void {
+function pluginListViolations(plugins: unknown, pointer: string, options: AgentRuleOptions, out: Violation[]): void {
   if (!Array.isArray(plugins)) return;
   plugins.forEach((plugin: unknown, index) => {
-    if (isRecord(plugin)) pluginViolations(plugin, `${pointer}/${index}`, out);
+    if (isRecord(plugin)) pluginViolations(plugin, `${pointer}/${index}`, options, out);
   });
 }
 
-function pluginViolations(plugin: JsonRecord, pointer: string, out: Violation[]): void {
+function pluginViolations(plugin: JsonRecord, pointer: string, options: AgentRuleOptions, out: Violation[]): void {
   const kind = plugin.kind === undefined ? 'tools' : plugin.kind;
   if (kind === 'tools') {
     if (plugin.componentId === undefined && plugin.componentToolset === undefined) {
@@ -93,7 +96,18 @@ function pluginViolations(plugin: JsonRecord, pointer: string, out: Violation[])
     }
   }
   // An unknown kind is the schema's to report.
-  if (isRecord(plugin.mcpServer)) mcpAuthViolations(plugin.mcpServer, `${pointer}/mcpServer`, out);
+  if (isRecord(plugin.mcpServer)) {
+    mcpUrlViolations(plugin.mcpServer, `${pointer}/mcpServer`, options, out);
+    mcpAuthViolations(plugin.mcpServer, `${pointer}/mcpServer`, out);
+  }
+}
+
+/** https://, or http:// to a loopback host with MCP_ALLOW_HTTP_LOOPBACK (DESIGN §5 Tools). */
+function mcpUrlViolations(mcp: JsonRecord, pointer: string, options: AgentRuleOptions, out: Violation[]): void {
+  // Anything but a parsable http(s) URL is the schema's to report (format and pattern), once.
+  if (typeof mcp.url !== 'string' || !/^https?:/i.test(mcp.url) || !URL.canParse(mcp.url)) return;
+  const refusal = plainHttpRefusal(new URL(mcp.url), options.allowHttpLoopback ?? false);
+  if (refusal) out.push(violation(`${pointer}/url`, `The MCP url ${refusal}`, 'VALIDATION_FAILED'));
 }
 
 function mcpAuthViolations(mcp: JsonRecord, pointer: string, out: Violation[]): void {

@@ -21,6 +21,8 @@ export interface AgentServiceDeps {
   groups: GroupStore;
   workspaces: WorkspaceStore;
   enabledModels: readonly string[];
+  /** MCP_ALLOW_HTTP_LOOPBACK: MCP urls may be http:// to loopback hosts. */
+  allowHttpLoopback: boolean;
   /**
    * Told when an agent's ownership by a service account or a group changes: whether code may run as
    * an account depends on the agents it owns (core/identity/ownership.ts), so the definition index,
@@ -153,7 +155,7 @@ export class AgentService {
   }
 
   private rules(body: unknown): Violation[] {
-    return agentRuleViolations(body, { enabledModels: this.deps.enabledModels });
+    return agentRuleViolations(body, { enabledModels: this.deps.enabledModels, allowHttpLoopback: this.deps.allowHttpLoopback });
   }
 
   private changesFrom(agent: AgentRecord, fields: Omit<AgentUpdateBody, 'version'>): AgentChanges {

@@ -4,7 +4,7 @@ import type { Principal } from '../core/identity/roles.ts';
 
 export interface ChangeRecord {
   action: string;
-  resourceType: 'component' | 'endpoint' | 'deployment' | 'endpoint-settings';
+  resourceType: 'component' | 'endpoint' | 'deployment' | 'endpoint-settings' | 'secret';
   resourceId: string | null;
   workspaceId: string | null;
   beforeVersion: number | null;

@@ -258,7 +258,11 @@ export function constraintRows(ctx: RowContext = SCHEMA_ROW_CONTEXT): Constraint
     unknownProperty(mcp);
     enumeration(mcp, 'transport', AgentEnums.mcpTransport);
     uri(mcp, 'url');
-    add(mcp, '/url', 'https only', { url: 'HTTPS://mcp.example.com/mcp' }, { url: 'http://mcp.example.com/mcp' });
+    add(mcp, '/url', 'http(s) only', { url: 'HTTPS://mcp.example.com/mcp' }, { url: 'ftp://mcp.example.com/mcp' });
+    // Plain http is a rule (MCP_ALLOW_HTTP_LOOPBACK, off by default and in these rows): refused for
+    // every host, loopback included; test/agents/mcp-url.test.ts turns the flag on.
+    add(mcp, '/url', 'https only (rule)', { url: 'https://127.0.0.1:8443/mcp' }, { url: 'http://mcp.example.com/mcp' }, { code: 'VALIDATION_FAILED' });
+    add(mcp, '/url', 'https only, loopback too, without MCP_ALLOW_HTTP_LOOPBACK (rule)', { url: 'https://localhost/mcp' }, { url: 'http://127.0.0.1:8080/mcp' }, { code: 'VALIDATION_FAILED' });
     add(mcp, '/url', 'absolute with a host', { url: 'https://mcp.example.com' }, { url: 'https:///mcp' });
     const longUrl = (length: number) => 'https://mcp.example.com/' + 'a'.repeat(length - 'https://mcp.example.com/'.length);
     add(mcp, '/url', `maxLength ${MCP_URL_MAX_LENGTH}`, { url: longUrl(MCP_URL_MAX_LENGTH) }, { url: longUrl(MCP_URL_MAX_LENGTH + 1) });
