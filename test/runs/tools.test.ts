@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
+import { refusedPort, startMcpServer, type TestMcpServer } from '../helpers/mcp-server.ts';
 
 type Run = Record<string, any>;
 type Event = { seq: number; type: string; tickIndex: number | null; actor: string; data: any };
@@ -27,8 +28,10 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     components[name] = c.body.id;
   }
 
+  let mcpServer: TestMcpServer;
   beforeAll(async () => {
-    p = await startTestPlatform(database.env, { postgresSchema: database.postgresSchema });
+    p = await startTestPlatform({ ...database.env, MCP_ALLOW_HTTP_LOOPBACK: 'true' }, { postgresSchema: database.postgresSchema });
+    mcpServer = await startMcpServer('streamable_http', (headers) => headers.authorization === 'Bearer mcp-token-1');
     await principal('author', ['AGENT_ADMIN']);
     await principal('user', ['AGENT_USER']);
     await principal('delegate', ['AGENT_USER']);
@@ -38,6 +41,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     await component('thrower', "throw new Error('boom');");
   });
   afterAll(async () => {
+    await mcpServer.close();
     await p.close();
     await dropPostgresSchema(database.postgresSchema);
   });
@@ -131,6 +135,33 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       });
       const run = await ended((await start(a, { input: { script: [calls([{ name: 'echo' }])] } })).body.id);
       expect((await events(run.id)).some((e) => e.type === 'tool_call.completed')).toBe(true);
+    });
+  });
+
+  describe('MCP server tools', () => {
+    test("a server's tools, named toolNamePrefix + remote name or alias, called with the bearer secret; failures seen by the model", async () => {
+      const secret = (await p.json<{ id: string }>('POST', '/api/v1/secrets', { key: keys.author, body: { name: 'mcp token', value: 'mcp-token-1' } })).body.id;
+      const a = await agent({
+        config: {
+          plugins: [
+            {
+              id: 'remote',
+              kind: 'mcp_server',
+              mcpServer: { transport: 'streamable_http', url: mcpServer.url, authMode: 'bearer', bearerSecretId: secret, toolNamePrefix: 'r_' },
+              mcpToolset: { configs: { fail: { alias: 'breaks' }, mixed: { enabled: false } } },
+            },
+            { id: 'down', kind: 'mcp_server', mcpServer: { transport: 'streamable_http', url: `http://127.0.0.1:${await refusedPort()}/mcp`, connectTimeoutMs: 1000 } },
+          ],
+        },
+      });
+      const run = await ended((await start(a, { input: { script: [calls([{ name: 'r_echo', args: { text: 'hi' } }, { name: 'breaks' }, { name: 'r_mixed' }, { name: 'r_fail' }]), { echoContext: true }, { finish: 'done' }] } })).body.id, 20000);
+      expect(run).toMatchObject({ status: 'completed', output: 'done', usage: { toolCalls: 4 } });
+      const list = await events(run.id);
+      const outcomes = list.filter((e) => e.type === 'tool_call.completed' || e.type === 'tool_call.failed').map((e) => [e.data.name, e.data.code ?? 'ok']);
+      expect(outcomes).toEqual([['r_echo', 'ok'], ['breaks', 'TOOL_ERROR'], ['r_mixed', 'UNKNOWN_TOOL'], ['r_fail', 'UNKNOWN_TOOL']]);
+      const conversation = list.find((e) => e.type === 'message.created')!.data.context.at(-1).text as string;
+      expect(conversation).toContain('echo: hi');
+      expect(JSON.stringify(list)).not.toContain('mcp-token-1');
     });
   });
 
