@@ -4,6 +4,7 @@ import { swagger } from '@elysiajs/swagger';
 import { httpConventions, type HttpLogger } from './http/plugin.ts';
 import { allowedMethodsOf, type AllowedMethods } from './http/allowed-methods.ts';
 import { ProblemSchema } from './http/docs.ts';
+import { docsPage } from './http/docs-page.ts';
 import type { CredentialResolver } from './core/identity/credentials.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { agentRoutes } from './agents/routes.ts';
@@ -20,6 +21,9 @@ import { auditRoutes, type AuditLister } from './audit/list.ts';
 import { secretRoutes, type SecretService } from './secrets/index.ts';
 
 const API_VERSION = '1.3.0';
+const API_TITLE = 'API Platform control plane';
+const DOCS_PATH = '/api/v1/docs';
+const SPEC_PATH = '/api/v1/docs/json';
 
 export interface ControlPlaneDeps {
   credentials: CredentialResolver;
@@ -45,8 +49,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
     .use(conventions)
     .use(
       swagger({
-        path: '/api/v1/docs',
-        specPath: '/api/v1/docs/json',
+        path: DOCS_PATH,
+        specPath: SPEC_PATH,
         exclude: ['/healthz', '/readyz', /^\/api\/v1\/docs/],
         documentation: {
           // 3.1: the TypeBox schemas are JSON Schema 2020-12 (`const`), which 3.0 cannot carry. Schemas are
@@ -54,7 +58,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
           // which 2020-12 forbids in one document.
           openapi: '3.1.0',
           info: {
-            title: 'API Platform control plane',
+            title: API_TITLE,
             version: API_VERSION,
             description: 'Agents, runs and run events, Components, Endpoint definitions, accounts and keys. Errors are application/problem+json.',
           },
@@ -66,6 +70,9 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
         },
       }),
     )
+    // After the plugin: its page (scripts from a CDN, the document at a relative URL) is replaced by
+    // one served from this origin (Elysia keeps the last route registered for a method and path).
+    .use(docsPage({ path: DOCS_PATH, specPath: SPEC_PATH, title: API_TITLE }))
     .get('/healthz', () => ({ status: 'ok' }))
     .get('/readyz', async ({ set }) => {
       const { ready, checks } = await deps.readiness();
