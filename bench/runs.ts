@@ -11,7 +11,7 @@
 //     is appended every 10 ms; time from the append's commit to each subscriber's read of it,
 //     against the same subscribers fed pre-made frames by a bare stream at the same commits.
 //
-//   node_modules/.bin/bun bench/runs.ts   [--runs=200] [--rounds=3] [--subscribers=100] [--events=150] [--no-postgres]
+//   node_modules/.bin/bun bench/runs.ts   [--runs=128] [--rounds=3] [--subscribers=100] [--events=150] [--no-postgres]
 //   POSTGRES_URL=postgres://… to choose the server (default: the local test database)
 import { loadavg } from 'node:os';
 import { and, count, eq, sql } from 'drizzle-orm';
@@ -26,7 +26,7 @@ import { median, percentile, throughputAsync } from './lib/timing.ts';
 import { perSecond, table } from './lib/table.ts';
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
-const RUNS = Number(arg('runs', '200'));
+const RUNS = Number(arg('runs', '128'));
 const ROUNDS = Number(arg('rounds', '3'));
 const SUBSCRIBERS = Number(arg('subscribers', '100'));
 const EVENTS = Number(arg('events', '150'));
