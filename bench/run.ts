@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 
 /** In the order `npm run bench` runs them: quick in-process ones first, load tests last. */
-const BENCHES = ['router', 'index-build', 'guard-prep', 'list-query', 'list-stall', 'invocation-writer', 'executor-channel', 'invoke'] as const;
+const BENCHES = ['router', 'index-build', 'guard-prep', 'list-query', 'list-stall', 'invocation-writer', 'runs', 'executor-channel', 'invoke'] as const;
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(BENCHES as readonly string[]).includes(name));

@@ -70,3 +70,41 @@ export function oneShot(contestants: readonly { name: string; run: () => unknown
   }
   return new Map([...samples].map(([name, ms]) => [name, { median: median(ms), min: Math.min(...ms) }]));
 }
+
+/** The value at fraction `p` (0..1) of a non-empty list, nearest rank. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+export interface AsyncContestant {
+  readonly name: string;
+  /** Runs one batch and resolves with how many operations it did. */
+  readonly batch: () => Promise<number>;
+}
+
+/** `throughput` for contestants whose batches await (database writes): the median over interleaved rounds. */
+export async function throughputAsync(contestants: readonly AsyncContestant[], options: ThroughputOptions = {}): Promise<Map<string, number>> {
+  const { rounds = 5, roundMs = 300, warmupMs = 300 } = options;
+  for (const c of contestants) await runForAsync(c.batch, warmupMs);
+  const samples = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    // Every other round in reverse, so that no contestant always follows the same one.
+    for (const c of round % 2 === 0 ? contestants : [...contestants].reverse()) {
+      const { ops, ms } = await runForAsync(c.batch, roundMs);
+      samples.get(c.name)!.push((ops / ms) * 1000);
+    }
+  }
+  return new Map([...samples].map(([name, perRound]) => [name, median(perRound)]));
+}
+
+async function runForAsync(batch: () => Promise<number>, budgetMs: number): Promise<{ ops: number; ms: number }> {
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  do {
+    ops += await batch();
+    now = performance.now();
+  } while (now - start < budgetMs);
+  return { ops, ms: now - start };
+}
