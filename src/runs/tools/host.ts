@@ -26,7 +26,7 @@ import { approvalNeed, buildRegistry, type McpLister, type RegisteredTool } from
 type FailureCode = 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'REJECTED' | 'TIMEOUT' | 'RESULT_TOO_LARGE' | 'TOOL_ERROR' | 'INTERRUPTED';
 
 /** Calls a remote MCP tool (src/runs/tools/mcp.ts). */
-export interface McpCaller extends McpLister {
+interface McpCaller extends McpLister {
   call(workspaceId: string, pluginId: string, server: NonNullable<AgentPluginConfig['mcpServer']>, remoteName: string, args: Record<string, unknown>, options: { timeoutMs: number; signal: AbortSignal }): Promise<{ text: string; isError: boolean }>;
 }
 
