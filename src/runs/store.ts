@@ -158,33 +158,49 @@ export class RunStore {
 
   /** Appends one event inside the caller's transaction; returns its seq. */
   async append(q: Orm, runId: string, event: NewEvent): Promise<number> {
+    return (await this.appendAll(q, runId, [event]))!;
+  }
+
+  /**
+   * Appends events to one run inside the caller's transaction: one statement takes their seq
+   * numbers (and, with `leaseOwner`, checks the run is still that process's: false when not, and
+   * nothing is written), one inserts them. Returns the last seq, or null when the lease check failed.
+   */
+  async appendAll(q: Orm, runId: string, batch: readonly NewEvent[], leaseOwner?: string): Promise<number | null> {
     const { runs, events } = this.db.t;
+    const n = batch.length;
+    const where = leaseOwner === undefined ? eq(runs.id, runId) : and(eq(runs.id, runId), eq(runs.leaseOwner, leaseOwner));
     const [counter] = await q
       .update(runs)
-      .set({ eventSeq: sql`${runs.eventSeq} + 1` })
-      .where(eq(runs.id, runId))
+      .set({ eventSeq: sql`${runs.eventSeq} + ${n}` })
+      .where(where)
       .returning({ seq: runs.eventSeq, rootRunId: runs.rootRunId, parentRunId: runs.parentRunId });
-    if (!counter) throw new Error(`run ${runId} does not exist`);
-    await q.insert(events).values({
-      id: crypto.randomUUID(),
-      runId,
-      rootRunId: counter.rootRunId,
-      parentRunId: counter.parentRunId,
-      seq: counter.seq,
-      type: event.type,
-      tickIndex: event.tickIndex ?? null,
-      actor: event.actor,
-      data: event.data ?? null,
-      createdAt: new Date(),
-    });
+    if (!counter) {
+      if (leaseOwner !== undefined) return null;
+      throw new Error(`run ${runId} does not exist`);
+    }
+    if (n === 0) return counter.seq;
+    const createdAt = new Date();
+    await q.insert(events).values(
+      batch.map((event, i) => ({
+        id: crypto.randomUUID(),
+        runId,
+        rootRunId: counter.rootRunId,
+        parentRunId: counter.parentRunId,
+        seq: counter.seq - n + 1 + i,
+        type: event.type,
+        tickIndex: event.tickIndex ?? null,
+        actor: event.actor,
+        data: event.data ?? null,
+        createdAt,
+      })),
+    );
     return counter.seq;
   }
 
   /** Appends many events to one run in one transaction (seeding, the agent loop's batches). */
   async appendMany(runId: string, batch: NewEvent[]): Promise<void> {
-    await this.db.write(async (q) => {
-      for (const event of batch) await this.append(q, runId, event);
-    });
+    await this.db.write((q) => this.appendAll(q, runId, batch));
     this.announce(runId);
   }
 }

@@ -186,6 +186,7 @@ export class RunEventStreams {
           void (async () => {
             let position = cursor;
             let lastWrite = Date.now();
+            let lastEndCheck = 0;
             const send = (bytes: Uint8Array) => {
               controller.enqueue(bytes);
               lastWrite = Date.now();
@@ -202,7 +203,12 @@ export class RunEventStreams {
                   position = frame.seq;
                   if (frame.final) finished = true;
                 }
-                if (!finished && batch.length === 0 && (await this.ended(runId, position))) finished = true;
+                // Whether the run has ended is asked of the database only now and then (a stream
+                // opened at or past the end, or a run deleted): the final frame says it otherwise.
+                if (!finished && batch.length === 0 && Date.now() - lastEndCheck >= 1000) {
+                  lastEndCheck = Date.now();
+                  if (await this.ended(runId, position)) finished = true;
+                }
                 if (finished) break;
                 if (batch.length === 0) {
                   await feed.changed(Math.min(POLL_MS * 2, HEARTBEAT_MS));

@@ -229,10 +229,11 @@ export class EngineStore {
   async write(runId: string, events: NewEvent[], fields: Partial<RunRow> = {}, also?: (q: Orm) => Promise<void>): Promise<void> {
     const { runs } = this.db.t;
     await this.db.write(async (q) => {
-      await this.fence(q, runId);
+      // The events' seq numbers are taken with the lease checked: one statement for both.
+      if (events.length === 0 || also) await this.fence(q, runId);
       if (Object.keys(fields).length > 0) await q.update(runs).set(fields).where(eq(runs.id, runId));
       if (also) await also(q);
-      for (const event of events) await this.runs.append(q, runId, event);
+      if (events.length > 0 && (await this.runs.appendAll(q, runId, events, this.owner)) === null) throw new LeaseLost(`lease of run ${runId} lost`);
     });
     this.runs.announce(runId);
   }
@@ -258,7 +259,7 @@ export class EngineStore {
         .returning({ id: runs.id });
       if (!moved) return false;
       if (also) await also(q);
-      for (const event of events) await this.runs.append(q, runId, event);
+      if (events.length > 0) await this.runs.appendAll(q, runId, events);
       return true;
     });
     if (moved) this.runs.announce(runId);
