@@ -145,7 +145,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     credentials,
     jwt,
     accounts,
-    accountLister: new AccountLister(db),
+    accountLister: new AccountLister(db, { principals, groups }),
     agents,
     agentLister: new AgentLister(db),
     components,

@@ -9,7 +9,7 @@ import type { AccountLister } from './list.ts';
 import { validBody, NO_BODY } from '../core/http/body.ts';
 import { ProblemError } from '../core/http/problem.ts';
 import type { Principal } from '../core/identity/roles.ts';
-import { principalJson, keyJson } from './json.ts';
+import { groupJson, principalJson, keyJson } from './json.ts';
 import type { AccountService } from './service.ts';
 import { ApiKeyCreate, GroupCreate, ServiceAccountCreate, ServiceAccountUpdate, TokenRequest, UserCreate, UserUpdate, WorkspaceCreate, validators } from './schema.ts';
 
@@ -39,6 +39,8 @@ export function accountRoutes(
       set.status = 201;
       return principalJson(await accounts.createUser(body));
     }, { ...admin, ...operation({ summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: 'The user' }, errors: [409] }) })
+    .get('/users', ({ principal, request }) => lister.users(principal, new URL(request.url).search),
+      { ...admin, ...operation({ summary: 'List users (list engine; records as GET /users/{id}; fields id, kind, name, email, roles, platformAccess, status, createdAt)', tag: 'Accounts', list: true }) })
     .get('/users/:id', async ({ params }) => principalJson(await accounts.get('USER', params.id)),
       { ...admin, ...operation({ summary: 'Get a user', tag: 'Accounts' }) })
     .patch('/users/:id', async ({ params, body }) => principalJson(await accounts.updateUser(params.id, body)),
@@ -47,6 +49,8 @@ export function accountRoutes(
       set.status = 201;
       return principalJson(await accounts.createServiceAccount(body));
     }, { ...admin, ...operation({ summary: 'Create a service account', tag: 'Accounts', body: ServiceAccountCreate, responses: { 201: 'The service account' } }) })
+    .get('/service-accounts', ({ principal, request }) => lister.serviceAccounts(principal, new URL(request.url).search),
+      { ...admin, ...operation({ summary: 'List service accounts (list engine; records as GET /service-accounts/{id}; fields id, kind, name, roles, platformAccess, active, createdAt)', tag: 'Accounts', list: true }) })
     .get('/service-accounts/:id', async ({ params }) => principalJson(await accounts.get('SERVICE_ACCOUNT', params.id)),
       { ...admin, ...operation({ summary: 'Get a service account', tag: 'Accounts' }) })
     .patch('/service-accounts/:id', async ({ params, body }) => principalJson(await accounts.updateServiceAccount(params.id, body)),
@@ -78,8 +82,10 @@ export function accountRoutes(
     .post('/groups', async ({ body, set }) => {
       const g = await accounts.createGroup(body);
       set.status = 201;
-      return { id: g.id, name: g.name, memberIds: g.memberIds, createdAt: g.createdAt.toISOString() };
+      return groupJson(g);
     }, { ...admin, ...operation({ summary: 'Create a group (usable as an Agent owner)', tag: 'Accounts', body: GroupCreate, responses: { 201: 'The group' } }) })
+    .get('/groups', ({ principal, request }) => lister.groups(principal, new URL(request.url).search),
+      { ...admin, ...operation({ summary: 'List groups with their memberIds (list engine; fields id, name, createdAt)', tag: 'Accounts', list: true }) })
     .get('/me', ({ principal }) => principalJson(principal),
       { ...credentialOnly, ...operation({ summary: 'The authenticated principal', tag: 'Accounts' }) })
     .post('/auth/token', async ({ body, principal, set, request }) => {

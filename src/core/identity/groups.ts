@@ -1,5 +1,5 @@
 // Groups: named sets of principals, usable as Agent owners (ownerType GROUP).
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../db/index.ts';
 import { isUuid } from '../lib/ids.ts';
 
@@ -24,6 +24,22 @@ export class GroupStore {
     return { ...group, memberIds: members };
   }
 
+  /** Groups by id with their members (absent ids are left out), read set-wise. */
+  async many(ids: readonly string[]): Promise<Map<string, Group>> {
+    const wanted = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
+    const { groups, groupMembers } = this.db.t;
+    const out = new Map<string, Group>();
+    await this.db.read(async (q) => {
+      for (let i = 0; i < wanted.length; i += GROUPS_CHUNK) {
+        const some = wanted.slice(i, i + GROUPS_CHUNK);
+        for (const row of await q.select().from(groups).where(inArray(groups.id, some))) out.set(row.id, { ...row, memberIds: [] });
+        const members = await q.select().from(groupMembers).where(inArray(groupMembers.groupId, some));
+        for (const m of members) out.get(m.groupId)?.memberIds.push(m.principalId);
+      }
+    });
+    return out;
+  }
+
   async get(id: string): Promise<Group | null> {
     if (!isUuid(id)) return null;
     const { groups, groupMembers } = this.db.t;
@@ -36,3 +52,6 @@ export class GroupStore {
     });
   }
 }
+
+/** Ids per IN list in `many`: below both databases' parameter limits. */
+const GROUPS_CHUNK = 500;

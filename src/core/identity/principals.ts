@@ -1,6 +1,6 @@
 // Principals (users, service accounts, the System authority), their workspaces, groups and keys.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm, Tables } from '../db/index.ts';
 import { ProblemError } from '../http/problem.ts';
 import { generateApiKey, hashApiKey } from './api-keys.ts';
 import type { Principal, PrincipalKind, Role } from './roles.ts';
@@ -39,6 +39,11 @@ export class PrincipalStore {
 
   get(id: string): Promise<Principal | null> {
     return this.db.read((q) => loadPrincipal(this.db, q, id));
+  }
+
+  /** Principals by id (absent ids are left out), read set-wise. */
+  many(ids: readonly string[]): Promise<Map<string, Principal>> {
+    return this.db.read((q) => loadPrincipals(this.db, q, ids));
   }
 
   /** The workspaces of the agents it owns, itself or through its groups (./ownership.ts). */
@@ -189,6 +194,29 @@ export async function loadPrincipal(db: Database, q: Orm, given: string): Promis
     q.select({ id: memberships.workspaceId }).from(memberships).where(eq(memberships.principalId, id)).orderBy(asc(memberships.position)),
     q.select({ id: groupMembers.groupId }).from(groupMembers).where(eq(groupMembers.principalId, id)),
   ]);
+  return toPrincipal(row, ws.map((w) => w.id), gs.map((g) => g.id));
+}
+
+/** Principals by id (absent ids are left out) with their workspaces and groups, read set-wise. */
+async function loadPrincipals(db: Database, q: Orm, given: readonly string[]): Promise<Map<string, Principal>> {
+  const wanted = [...new Set(given.filter(isUuid).map((id) => id.toLowerCase()))];
+  const { principals, memberships, groupMembers } = db.t;
+  const out = new Map<string, Principal>();
+  for (let i = 0; i < wanted.length; i += RIGHTS_CHUNK) {
+    const some = wanted.slice(i, i + RIGHTS_CHUNK);
+    const [rows, ws, gs] = await Promise.all([
+      q.select().from(principals).where(inArray(principals.id, some)),
+      q.select({ principalId: memberships.principalId, id: memberships.workspaceId }).from(memberships).where(inArray(memberships.principalId, some)).orderBy(asc(memberships.position)),
+      q.select({ principalId: groupMembers.principalId, id: groupMembers.groupId }).from(groupMembers).where(inArray(groupMembers.principalId, some)),
+    ]);
+    for (const row of rows) out.set(row.id, toPrincipal(row, [], []));
+    for (const w of ws) out.get(w.principalId)?.workspaceIds.push(w.id);
+    for (const g of gs) out.get(g.principalId)?.groupIds.push(g.id);
+  }
+  return out;
+}
+
+function toPrincipal(row: Tables['principals']['$inferSelect'], workspaceIds: string[], groupIds: string[]): Principal {
   return {
     id: row.id,
     kind: row.kind,
@@ -197,8 +225,8 @@ export async function loadPrincipal(db: Database, q: Orm, given: string): Promis
     roles: row.roles as Role[],
     platformAccess: row.platformAccess,
     active: row.active,
-    workspaceIds: ws.map((w) => w.id),
-    groupIds: gs.map((g) => g.id),
+    workspaceIds,
+    groupIds,
     createdAt: row.createdAt,
   };
 }

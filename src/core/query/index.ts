@@ -8,3 +8,4 @@ export {
   type ListResource,
 } from './resource.ts';
 export { type ListResult,  runList } from './run.ts';
+export { withRecords } from './records.ts';
