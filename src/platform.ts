@@ -109,6 +109,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
 
   const accounts = new AccountService({ db, principals, workspaces, groups, credentials, publisher: indexPublisher });
   const agents = new AgentService({
+    db,
     agents: new AgentStore(db),
     principals,
     groups,

@@ -1,6 +1,6 @@
 // Groups: named sets of principals, usable as Agent owners (ownerType GROUP).
 import { eq, inArray } from 'drizzle-orm';
-import type { Database } from '../db/index.ts';
+import type { Database, Orm } from '../db/index.ts';
 import { isUuid } from '../lib/ids.ts';
 
 export interface Group {
@@ -13,15 +13,17 @@ export interface Group {
 export class GroupStore {
   constructor(private readonly db: Database) {}
 
-  async create(name: string, memberIds: string[]): Promise<Group> {
+  /** `within` runs in the same transaction once the group and its members are stored (the audit row). */
+  async create(name: string, memberIds: string[], within?: (q: Orm, created: Group) => Promise<void>): Promise<Group> {
     const { groups, groupMembers } = this.db.t;
     const group = { id: crypto.randomUUID(), name, createdAt: new Date() };
-    const members = [...new Set(memberIds)];
+    const created = { ...group, memberIds: [...new Set(memberIds)] };
     await this.db.write(async (q) => {
       await q.insert(groups).values(group);
-      if (members.length > 0) await q.insert(groupMembers).values(members.map((principalId) => ({ groupId: group.id, principalId })));
+      if (created.memberIds.length > 0) await q.insert(groupMembers).values(created.memberIds.map((principalId) => ({ groupId: group.id, principalId })));
+      await within?.(q, created);
     });
-    return { ...group, memberIds: members };
+    return created;
   }
 
   /** Groups by id with their members (absent ids are left out), read set-wise. */
