@@ -1,5 +1,4 @@
 // The list engine (DESIGN §6): what route handlers and resource declarations may use.
-export type { ListQuery } from './ast.ts';
 export { fieldsOf, tableName } from './table-fields.ts';
 export { parseListQueryPartly } from './parse/index.ts';
 export {
