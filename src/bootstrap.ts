@@ -92,7 +92,7 @@ export async function bootstrap(
 
   let generatedAdminKey: string | undefined;
   if (config.PLATFORM_ADMIN_API_KEY) {
-    const stored = await stores.principals.createKey(adminId, 'bootstrap (PLATFORM_ADMIN_API_KEY)', null, config.PLATFORM_ADMIN_API_KEY);
+    const stored = await stores.principals.createKey(adminId, 'bootstrap (PLATFORM_ADMIN_API_KEY)', null, { given: config.PLATFORM_ADMIN_API_KEY });
     // Registered once; a revocation stands across restarts (the key may have leaked), but say so.
     if (stored.revokedAt) {
       log.warn('PLATFORM_ADMIN_API_KEY was revoked and stays revoked: it does not authenticate; set another key to get a bootstrap INSTANCE_ADMIN credential', { keyId: stored.id, revokedAt: stored.revokedAt.toISOString() });

@@ -117,6 +117,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
 
   const accounts = new AccountService({ db, principals, workspaces, groups, credentials, publisher: indexPublisher });
   const agents = new AgentService({
+    db,
     agents: new AgentStore(db),
     principals,
     groups,
@@ -156,7 +157,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     credentials,
     jwt,
     accounts,
-    accountLister: new AccountLister(db),
+    accountLister: new AccountLister(db, { principals, groups }),
     agents,
     agentLister: new AgentLister(db),
     components,

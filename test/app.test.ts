@@ -74,7 +74,7 @@ describe('x-svc-oid', () => {
 
   test('a path served with other methods → 405 problem+json with Allow', async () => {
     for (const [method, path, allow] of [
-      ['PUT', '/api/v1/users', 'POST'],
+      ['PUT', '/api/v1/users', 'GET, HEAD, POST'],
       ['DELETE', '/api/v1/me', 'GET, HEAD'],
       ['GET', '/api/v1/auth/token', 'POST'],
       ['PUT', '/api/v1/agents/00000000-0000-4000-8000-000000000000', 'DELETE, GET, HEAD, PATCH'],
@@ -123,7 +123,7 @@ describe('OpenAPI', () => {
 
   test('every list names the list-engine query parameters and its page envelope; conflicts are documented', async () => {
     const doc = (await p.json<Record<string, any>>('GET', '/api/v1/docs/json', { key: null })).body;
-    const lists = ['/api/v1/agents', '/api/v1/agents/runs/{agentRunId}/events', '/api/v1/endpoints', '/api/v1/components', '/api/v1/api-keys', '/api/v1/workspaces', '/api/v1/audit'];
+    const lists = ['/api/v1/agents', '/api/v1/agents/runs/{agentRunId}/events', '/api/v1/endpoints', '/api/v1/components', '/api/v1/api-keys', '/api/v1/workspaces', '/api/v1/audit', '/api/v1/users', '/api/v1/service-accounts', '/api/v1/groups'];
     for (const path of lists) {
       const get = doc.paths[path].get;
       const query = get.parameters.filter((x: { in: string }) => x.in === 'query').map((x: { name: string }) => x.name);

@@ -1,6 +1,7 @@
-// JSON shapes of principals and keys on the accounts surface (DESIGN §2).
+// JSON shapes of principals, keys and groups on the accounts surface (DESIGN §2).
 import type { Principal } from '../core/identity/roles.ts';
 import type { StoredKey } from '../core/identity/principals.ts';
+import type { Group } from '../core/identity/groups.ts';
 
 export function principalJson(p: Principal) {
   const base = {
@@ -23,3 +24,5 @@ export const keyJson = (k: StoredKey) => ({
   revokedAt: k.revokedAt?.toISOString() ?? null,
   createdAt: k.createdAt.toISOString(),
 });
+
+export const groupJson = (g: Group) => ({ id: g.id, name: g.name, memberIds: g.memberIds, createdAt: g.createdAt.toISOString() });

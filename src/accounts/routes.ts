@@ -9,7 +9,7 @@ import type { AccountLister } from './list.ts';
 import { validBody, NO_BODY } from '../core/http/body.ts';
 import { ProblemError } from '../core/http/problem.ts';
 import type { Principal } from '../core/identity/roles.ts';
-import { principalJson, keyJson } from './json.ts';
+import { groupJson, principalJson, keyJson } from './json.ts';
 import type { AccountService } from './service.ts';
 import { ApiKeyCreate, GroupCreate, ServiceAccountCreate, ServiceAccountUpdate, TokenRequest, UserCreate, UserUpdate, WorkspaceCreate, validators } from './schema.ts';
 
@@ -35,21 +35,25 @@ export function accountRoutes(
   const { accounts, jwt, lister, credentials } = deps;
   return new Elysia({ name: 'account-routes' })
     .use(conventions)
-    .post('/users', async ({ body, set }) => {
+    .post('/users', async ({ body, set, principal }) => {
       set.status = 201;
-      return principalJson(await accounts.createUser(body));
+      return principalJson(await accounts.createUser(principal, body));
     }, { ...admin, ...operation({ summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: 'The user' }, errors: [409] }) })
+    .get('/users', ({ principal, request }) => lister.users(principal, new URL(request.url).search),
+      { ...admin, ...operation({ summary: 'List users (list engine; records as GET /users/{id}; fields id, kind, name, email, roles, platformAccess, status, createdAt)', tag: 'Accounts', list: true }) })
     .get('/users/:id', async ({ params }) => principalJson(await accounts.get('USER', params.id)),
       { ...admin, ...operation({ summary: 'Get a user', tag: 'Accounts' }) })
-    .patch('/users/:id', async ({ params, body }) => principalJson(await accounts.updateUser(params.id, body)),
+    .patch('/users/:id', async ({ params, body, principal }) => principalJson(await accounts.updateUser(principal, params.id, body)),
       { ...admin, ...operation({ summary: 'Update a user (roles, platform access, status)', tag: 'Accounts', body: UserUpdate }) })
-    .post('/service-accounts', async ({ body, set }) => {
+    .post('/service-accounts', async ({ body, set, principal }) => {
       set.status = 201;
-      return principalJson(await accounts.createServiceAccount(body));
+      return principalJson(await accounts.createServiceAccount(principal, body));
     }, { ...admin, ...operation({ summary: 'Create a service account', tag: 'Accounts', body: ServiceAccountCreate, responses: { 201: 'The service account' } }) })
+    .get('/service-accounts', ({ principal, request }) => lister.serviceAccounts(principal, new URL(request.url).search),
+      { ...admin, ...operation({ summary: 'List service accounts (list engine; records as GET /service-accounts/{id}; fields id, kind, name, roles, platformAccess, active, createdAt)', tag: 'Accounts', list: true }) })
     .get('/service-accounts/:id', async ({ params }) => principalJson(await accounts.get('SERVICE_ACCOUNT', params.id)),
       { ...admin, ...operation({ summary: 'Get a service account', tag: 'Accounts' }) })
-    .patch('/service-accounts/:id', async ({ params, body }) => principalJson(await accounts.updateServiceAccount(params.id, body)),
+    .patch('/service-accounts/:id', async ({ params, body, principal }) => principalJson(await accounts.updateServiceAccount(principal, params.id, body)),
       { ...admin, ...operation({ summary: 'Update a service account (roles, platform access, active)', tag: 'Accounts', body: ServiceAccountUpdate }) })
     .post('/api-keys', async ({ body, set, principal }) => {
       refuseInsideExecution(principal);
@@ -66,8 +70,8 @@ export function accountRoutes(
       await accounts.revokeKey(principal, params.id);
       set.status = 204;
     }, { ...anyPrincipal, ...operation({ summary: 'Revoke an API key', tag: 'Accounts', responses: { 204: 'Revoked' } }) })
-    .post('/workspaces', async ({ body, set }) => {
-      const w = await accounts.createWorkspace(body);
+    .post('/workspaces', async ({ body, set, principal }) => {
+      const w = await accounts.createWorkspace(principal, body);
       set.status = 201;
       return { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
     }, { ...admin, ...operation({ summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: 'The workspace' }, errors: [409] }) })
@@ -75,11 +79,13 @@ export function accountRoutes(
       ...anyPrincipal,
       ...operation({ summary: 'List visible workspaces (list engine)', tag: 'Accounts', list: true }),
     })
-    .post('/groups', async ({ body, set }) => {
-      const g = await accounts.createGroup(body);
+    .post('/groups', async ({ body, set, principal }) => {
+      const g = await accounts.createGroup(principal, body);
       set.status = 201;
-      return { id: g.id, name: g.name, memberIds: g.memberIds, createdAt: g.createdAt.toISOString() };
+      return groupJson(g);
     }, { ...admin, ...operation({ summary: 'Create a group (usable as an Agent owner)', tag: 'Accounts', body: GroupCreate, responses: { 201: 'The group' } }) })
+    .get('/groups', ({ principal, request }) => lister.groups(principal, new URL(request.url).search),
+      { ...admin, ...operation({ summary: 'List groups with their memberIds (list engine; fields id, name, createdAt)', tag: 'Accounts', list: true }) })
     .get('/me', ({ principal }) => principalJson(principal),
       { ...credentialOnly, ...operation({ summary: 'The authenticated principal', tag: 'Accounts' }) })
     .post('/auth/token', async ({ body, principal, set, request }) => {

@@ -1,4 +1,5 @@
-// Agent operations with their rules: visibility, ownership, lifecycle, references, optimistic locking.
+// Agent operations with their rules: visibility, ownership, lifecycle, references, optimistic locking;
+// each change is audited in its transaction.
 import type { Principal } from '../core/identity/roles.ts';
 import type { PrincipalStore } from '../core/identity/principals.ts';
 import type { GroupStore } from '../core/identity/groups.ts';
@@ -14,8 +15,12 @@ import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
 import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';
 import type { AgentChanges, AgentStore } from './store.ts';
 import type { AgentRecord, OwnerType } from './record.ts';
+import type { Database, Orm } from '../core/db/index.ts';
+import { recordChange } from '../audit/record.ts';
 
 export interface AgentServiceDeps {
+  /** Every change commits in one transaction with its audit row. */
+  db: Database;
   agents: AgentStore;
   principals: PrincipalStore;
   groups: GroupStore;
@@ -71,7 +76,12 @@ export class AgentService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.deps.agents.insert(record);
+    await this.deps.db.write(async (q) => {
+      await this.deps.agents.insert(q, record);
+      await this.audit(q, principal, 'agent.create', record, null, 0, {
+        name: record.name, status: record.status, ownerId: record.ownerId, ownerType: record.ownerType, serviceAccountUserId: record.serviceAccountUserId,
+      });
+    });
     if (accountOwned(record)) await this.deps.ownershipChanged?.();
     return record;
   }
@@ -89,15 +99,16 @@ export class AgentService {
     const agent = await this.deps.agents.get(id);
     assertVisible(principal, agent);
     assertCanWrite(principal, agent);
-    if (ifMatch === null) {
-      await this.deps.agents.delete(id);
-    } else {
-      assertIfMatch(ifMatch, agent.version);
-      // Deleted only while still at the version checked: an update in between makes it 412.
-      if (!(await this.deps.agents.delete(id, agent.version))) {
-        const now = await this.deps.agents.get(id);
-        if (now) throw preconditionFailed(now.version);
-      }
+    if (ifMatch !== null) assertIfMatch(ifMatch, agent.version);
+    // With If-Match, deleted only while still at the version checked: an update in between makes it 412.
+    const deleted = await this.deps.db.write(async (q) => {
+      const version = await this.deps.agents.delete(q, agent.id, ifMatch === null ? undefined : agent.version);
+      if (version !== null) await this.audit(q, principal, 'agent.delete', agent, version, null, { name: agent.name });
+      return version !== null;
+    });
+    if (!deleted && ifMatch !== null) {
+      const now = await this.deps.agents.get(id);
+      if (now) throw preconditionFailed(now.version);
     }
     if (accountOwned(agent)) await this.deps.ownershipChanged?.();
   }
@@ -137,7 +148,11 @@ export class AgentService {
       if (fields.serviceAccountUserId !== undefined && fields.serviceAccountUserId !== agent.serviceAccountUserId) {
         await this.assertMayRunAs(principal, fields.serviceAccountUserId, agent.workspaceId);
       }
-      const updated = await this.deps.agents.compareAndSet(id, agent.version, changes);
+      const updated = await this.deps.db.write(async (q) => {
+        const stored = await this.deps.agents.compareAndSet(q, agent.id, agent.version, changes);
+        if (stored) await this.audit(q, principal, 'agent.update', stored, agent.version, stored.version, changeDetails(agent, stored, changes));
+        return stored;
+      });
       if (updated) {
         if ((accountOwned(agent) || accountOwned(updated)) && (agent.ownerId !== updated.ownerId || agent.ownerType !== updated.ownerType)) await this.deps.ownershipChanged?.();
         return updated;
@@ -152,6 +167,10 @@ export class AgentService {
       }
       if (attempt >= UNVERSIONED_RETRIES) throw versionConflict(current.version);
     }
+  }
+
+  private audit(q: Orm, principal: Principal, action: string, agent: AgentRecord, beforeVersion: number | null, afterVersion: number | null, details: Record<string, unknown>): Promise<void> {
+    return recordChange(this.deps.db, q, principal, { action, resourceType: 'agent', resourceId: agent.id, workspaceId: agent.workspaceId, beforeVersion, afterVersion, details });
   }
 
   private rules(body: unknown): Violation[] {
@@ -257,6 +276,19 @@ interface References {
 }
 
 const OWNER_TYPES: readonly OwnerType[] = ['USER', 'GROUP', 'SERVICE_ACCOUNT'];
+
+/** Fields an update's audit row shows before and after; config, policy and metadata are only named. */
+const SHOWN_FIELDS = ['name', 'desc', 'status', 'ownerId', 'ownerType', 'serviceAccountUserId'] as const;
+
+/** Which fields an update set, and the scalar ones' values before and after (a status move among them). */
+function changeDetails(before: AgentRecord, after: AgentRecord, changes: AgentChanges): Record<string, unknown> {
+  const shown = SHOWN_FIELDS.filter((field) => field in changes && before[field] !== after[field]);
+  return {
+    changed: Object.keys(changes),
+    before: Object.fromEntries(shown.map((field) => [field, before[field]])),
+    after: Object.fromEntries(shown.map((field) => [field, after[field]])),
+  };
+}
 
 const versionConflict = (currentVersion: number) =>
   new ProblemError(409, 'VERSION_CONFLICT', `The agent is at version ${currentVersion}`, { extra: { currentVersion } });

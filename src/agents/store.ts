@@ -1,6 +1,7 @@
-// Agent rows: insert, read, compare-and-set update, delete.
+// Agent rows: insert, read, compare-and-set update, delete. Writes run in the caller's transaction,
+// which records the change in the audit trail beside them.
 import { and, eq } from 'drizzle-orm';
-import type { Database } from '../core/db/index.ts';
+import type { Database, Orm } from '../core/db/index.ts';
 import type { AgentRecord } from './record.ts';
 import { isUuid } from '../core/lib/ids.ts';
 
@@ -9,9 +10,8 @@ export type AgentChanges = Partial<Pick<AgentRecord, 'name' | 'desc' | 'status' 
 export class AgentStore {
   constructor(private readonly db: Database) {}
 
-  async insert(record: AgentRecord): Promise<void> {
-    const { agents } = this.db.t;
-    await this.db.read((q) => q.insert(agents).values(record));
+  async insert(q: Orm, record: AgentRecord): Promise<void> {
+    await q.insert(this.db.t.agents).values(record);
   }
 
   async get(id: string): Promise<AgentRecord | null> {
@@ -25,23 +25,21 @@ export class AgentStore {
    * Applies `changes` only if the stored version is still `expectedVersion`, bumping it by one,
    * in a single statement: of any number of concurrent updates from one version, one wins.
    */
-  async compareAndSet(id: string, expectedVersion: number, changes: AgentChanges): Promise<AgentRecord | null> {
+  async compareAndSet(q: Orm, id: string, expectedVersion: number, changes: AgentChanges): Promise<AgentRecord | null> {
     const { agents } = this.db.t;
-    const rows = await this.db.read((q) =>
-      q
-        .update(agents)
-        .set({ ...changes, version: expectedVersion + 1, updatedAt: new Date() })
-        .where(and(eq(agents.id, id), eq(agents.version, expectedVersion)))
-        .returning(),
-    );
+    const rows = await q
+      .update(agents)
+      .set({ ...changes, version: expectedVersion + 1, updatedAt: new Date() })
+      .where(and(eq(agents.id, id), eq(agents.version, expectedVersion)))
+      .returning();
     return (rows[0] as AgentRecord | undefined) ?? null;
   }
 
-  /** Deletes the agent (only at `version`, when given); false when nothing was deleted. */
-  async delete(id: string, version?: number): Promise<boolean> {
+  /** Deletes the agent (only at `version`, when given); the version deleted, or null when nothing was. */
+  async delete(q: Orm, id: string, version?: number): Promise<number | null> {
     const { agents } = this.db.t;
     const where = version === undefined ? eq(agents.id, id) : and(eq(agents.id, id), eq(agents.version, version));
-    const rows = await this.db.read((q) => q.delete(agents).where(where).returning({ id: agents.id }));
-    return rows.length > 0;
+    const rows = await q.delete(agents).where(where).returning({ version: agents.version });
+    return rows[0]?.version ?? null;
   }
 }

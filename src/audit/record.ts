@@ -2,9 +2,17 @@
 import type { Database, Orm } from '../core/db/index.ts';
 import type { Principal } from '../core/identity/roles.ts';
 
+/** What a control-plane change is made to (DESIGN §2: every change is an audit row). */
+type ResourceType =
+  | 'component' | 'deployment' | 'endpoint' | 'endpoint-settings'
+  | 'agent' | 'agent-memory'
+  | 'user' | 'service-account' | 'api-key' | 'workspace' | 'group'
+  | 'secret';
+
 export interface ChangeRecord {
+  /** `<resource>.<verb>`, e.g. `agent.update`, `api-key.revoke`. */
   action: string;
-  resourceType: 'component' | 'endpoint' | 'deployment' | 'endpoint-settings' | 'secret';
+  resourceType: ResourceType;
   resourceId: string | null;
   workspaceId: string | null;
   beforeVersion: number | null;

@@ -3,7 +3,7 @@
 // revisions, a revision with its content); with `fields`/`groupBy`/`distinct` rows are as selected.
 import type { Database } from '../core/db/index.ts';
 import { isAdmin, type Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, parseListQueryPartly, runList, type ListQuery, type ListResource, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
+import { defineResource, defineTable, parseListQueryPartly, runList, withRecords, type ListResource, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
 import * as pg from '../core/db/schema/pg.ts';
 import { listInWorkspaces } from '../core/query/scope.ts';
 
@@ -48,13 +48,6 @@ export async function listComponents(
 ): Promise<ListResult> {
   const query = parseListQueryPartly(search);
   return withRecords(query, await listInWorkspaces(db, componentsResource, principal, query), expand);
-}
-
-/** Rows as full records (`expand` maps ids to them) unless the query asked for a projection. */
-async function withRecords(query: ListQuery, result: ListResult, expand: (ids: string[]) => Promise<Map<string, unknown>>): Promise<ListResult> {
-  if (query.fields || query.groupBy || query.distinct) return result;
-  const records = await expand(result.data.map((row) => String(row.id)));
-  return { ...result, data: result.data.map((row) => (records.get(String(row.id)) as Record<string, unknown> | undefined) ?? row) };
 }
 
 export const revisionsResource = defineResource({

@@ -4,6 +4,7 @@ import type { Principal } from '../core/identity/roles.ts';
 import { hasAnyRole, isAdmin } from '../core/identity/roles.ts';
 import { ProblemError, notFound } from '../core/http/problem.ts';
 import type { AgentService } from '../agents/service.ts';
+import { recordChange } from '../audit/record.ts';
 import { assertCanRead, assertCanWrite, isOwner } from '../agents/access.ts';
 import { listMemory, listRuns } from './list.ts';
 import { ApprovalStore, approvalJson, approvalResolve, resolveApproval } from './approvals.ts';
@@ -267,7 +268,16 @@ export class RunService {
     assertCanWrite(principal, agent);
     const { agentMemory } = this.db.t;
     if (!isUuid(memoryId)) throw notFound('Memory record');
-    const deleted = await this.db.write((q) => q.delete(agentMemory).where(and(eq(agentMemory.id, memoryId), eq(agentMemory.agentId, agent.id))).returning({ id: agentMemory.id }));
+    const deleted = await this.db.write(async (q) => {
+      const rows = await q.delete(agentMemory).where(and(eq(agentMemory.id, memoryId), eq(agentMemory.agentId, agent.id))).returning({ id: agentMemory.id });
+      // Forgetting is an administrator's change to the agent, not a step of a run: audited, not an event.
+      if (rows[0]) {
+        await recordChange(this.db, q, principal, {
+          action: 'agent-memory.delete', resourceType: 'agent-memory', resourceId: rows[0].id, workspaceId: agent.workspaceId, beforeVersion: null, afterVersion: null, details: { agentId: agent.id },
+        });
+      }
+      return rows;
+    });
     if (deleted.length === 0) throw notFound('Memory record');
   }
 

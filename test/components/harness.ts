@@ -57,7 +57,8 @@ export async function startComponentHarness(database: DatabaseCase): Promise<Com
   const workspaces = new WorkspaceStore(db);
   const jwt = await createJwtService({ secret: jwtSecret(config) });
   const credentials = new CredentialResolver(principals, jwt);
-  await bootstrap(config, db, { principals, workspaces }, silentLogger);
+  const boot = await bootstrap(config, db, { principals, workspaces }, silentLogger);
+  const admin = (await principals.get(boot.adminPrincipalId))!;
   const accounts = new AccountService({ db, principals, workspaces, groups: new GroupStore(db), credentials, publisher: noPublisher });
   const executor = await createExecutor({ isolation: 'worker', log: () => {} });
   const harness = { hookCalls: [] as HookCall[], published: [] as number[], failHook: null as Error | null };
@@ -100,12 +101,12 @@ export async function startComponentHarness(database: DatabaseCase): Promise<Com
     conventions,
     json,
     async principal(name: string, roles: string[], extra: Record<string, unknown> = {}) {
-      const user: Principal = await accounts.createUser({ name, email: `${name}@example.com`, roles, platformAccess: true, ...extra });
+      const user: Principal = await accounts.createUser(admin, { name, email: `${name}@example.com`, roles, platformAccess: true, ...extra });
       const key = await accounts.createKey(user, { name });
       return { id: user.id, key: key.key, workspaceIds: user.workspaceIds };
     },
     async workspace(name: string) {
-      return (await accounts.createWorkspace({ name })).id;
+      return (await accounts.createWorkspace(admin, { name })).id;
     },
     async close() {
       await deployments.idle();

@@ -956,6 +956,24 @@ const LISTS: ListTarget[] = [
     fields: { id: 'uuid', name: 'string', createdAt: 'timestamp' },
   },
   {
+    name: 'users',
+    path: () => `${API}/users`,
+    fields: { id: 'uuid', kind: 'string', name: 'string', email: 'string', roles: 'json', platformAccess: 'boolean', status: 'string', createdAt: 'timestamp' },
+    refused: ['active', 'updatedAt', 'keyHash', 'workspaceIds'],
+  },
+  {
+    name: 'service accounts',
+    path: () => `${API}/service-accounts`,
+    fields: { id: 'uuid', kind: 'string', name: 'string', roles: 'json', platformAccess: 'boolean', active: 'boolean', createdAt: 'timestamp' },
+    refused: ['email', 'status', 'updatedAt'],
+  },
+  {
+    name: 'groups',
+    path: () => `${API}/groups`,
+    fields: { id: 'uuid', name: 'string', createdAt: 'timestamp' },
+    refused: ['memberIds'],
+  },
+  {
     name: 'api-keys',
     path: () => `${API}/api-keys`,
     fields: { id: 'uuid', principalId: 'uuid', name: 'string', expiresAt: 'timestamp', revokedAt: 'timestamp', lastUsedAt: 'timestamp', createdAt: 'timestamp' },
@@ -1245,8 +1263,8 @@ async function checkListRequest(req: Req, key: string): Promise<void> {
     }
     if (countParams.length === 0 && meta.count !== undefined) fail(req, seen, 'meta.count without count=true');
     if (meta.hasMore === true && body.data.length !== meta.limit) fail(req, seen, `hasMore with ${body.data.length} rows of limit ${meta.limit}`);
-    // The digest of an API key is never a field (src/accounts/list.ts).
-    if (req.path.includes('/api-keys') && /[0-9a-f]{64}/i.test(seen.text)) fail(req, seen, 'an API key digest in a list');
+    // The digest of an API key is never a field (src/accounts/list.ts), nor in an account's record.
+    if (/\/(api-keys|users|service-accounts|groups)(\?|$)/.test(req.path.split('?')[0]! + '?') && /[0-9a-f]{64}/i.test(seen.text)) fail(req, seen, 'an API key digest in a list');
     return;
   }
   if (![400, 403, 404].includes(seen.status)) fail(req, seen, `a list answered ${seen.status}`);

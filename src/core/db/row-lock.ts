@@ -8,7 +8,7 @@ import type { Database, Orm } from './database.ts';
  * the row staying (binding it), `update` for one that removes it after checking it is unused.
  * A writer holding `update` waits for every `share` holder to commit, and then re-reads.
  */
-export async function lockRow(db: Database, q: Orm, table: 'components', id: string, mode: 'share' | 'update'): Promise<void> {
+export async function lockRow(db: Database, q: Orm, table: 'components' | 'principals', id: string, mode: 'share' | 'update'): Promise<void> {
   if (db.dialect !== 'postgres') return;
   const statement = sql`SELECT 1 FROM ${sql.identifier(table)} WHERE id = ${id} FOR ${sql.raw(mode === 'update' ? 'UPDATE' : 'SHARE')}`;
   // On Postgres `q` is drizzle's Postgres builder (see Orm), which runs raw SQL with execute().

@@ -1,11 +1,12 @@
 // Principals (users, service accounts, the System authority), their workspaces, groups and keys.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
+import type { Database, Orm, Tables } from '../db/index.ts';
 import { ProblemError } from '../http/problem.ts';
 import { generateApiKey, hashApiKey } from './api-keys.ts';
 import type { Principal, PrincipalKind, Role } from './roles.ts';
 import { isUuid } from '../lib/ids.ts';
 import { ownedAgentWorkspaces } from './ownership.ts';
+import { lockRow } from '../db/row-lock.ts';
 
 export interface NewPrincipal {
   kind: Exclude<PrincipalKind, 'SYSTEM'>;
@@ -41,14 +42,21 @@ export class PrincipalStore {
     return this.db.read((q) => loadPrincipal(this.db, q, id));
   }
 
+  /** Principals by id (absent ids are left out), read set-wise. */
+  many(ids: readonly string[]): Promise<Map<string, Principal>> {
+    return this.db.read((q) => loadPrincipals(this.db, q, ids));
+  }
+
   /** The workspaces of the agents it owns, itself or through its groups (./ownership.ts). */
   async agentWorkspaces(id: string): Promise<string[]> {
     return (await this.db.read((q) => ownedAgentWorkspaces(this.db, q, [id]))).get(id) ?? [];
   }
 
-  async create(input: NewPrincipal, id: string = crypto.randomUUID()): Promise<Principal> {
+  /** `within` runs in the same transaction once the principal is stored (the audit row). */
+  async create(input: NewPrincipal, within?: (q: Orm, created: Principal) => Promise<void>): Promise<Principal> {
     const { principals } = this.db.t;
-    await this.db.write(async (q) => {
+    const id = crypto.randomUUID();
+    return this.db.write(async (q) => {
       const now = new Date();
       await q.insert(principals).values({
         id,
@@ -62,26 +70,35 @@ export class PrincipalStore {
         updatedAt: now,
       });
       await this.setMemberships(q, id, input.workspaceIds);
+      const created = (await loadPrincipal(this.db, q, id))!;
+      await within?.(q, created);
+      return created;
     });
-    return (await this.get(id))!;
   }
 
-  /** `within` runs in the same transaction once the principal is changed (not when it is absent). */
-  async update(id: string, changes: PrincipalChanges, within?: (q: Orm) => Promise<void>): Promise<Principal | null> {
+  /**
+   * `within` runs in the same transaction once the principal is changed (not when it is absent),
+   * with the principal as it was and as it is: the row is locked from the first read on, so no
+   * concurrent change comes between them.
+   */
+  async update(id: string, changes: PrincipalChanges, within?: (q: Orm, change: { before: Principal; after: Principal }) => Promise<void>): Promise<Principal | null> {
     const { principals } = this.db.t;
-    const found = await this.db.write(async (q) => {
+    if (!isUuid(id)) return null;
+    return this.db.write(async (q) => {
+      await lockRow(this.db, q, 'principals', id.toLowerCase(), 'update');
+      const before = await loadPrincipal(this.db, q, id);
+      if (!before) return null;
       const set: Partial<typeof principals.$inferInsert> = { updatedAt: new Date() };
       if (changes.name !== undefined) set.name = changes.name;
       if (changes.roles !== undefined) set.roles = changes.roles;
       if (changes.platformAccess !== undefined) set.platformAccess = changes.platformAccess;
       if (changes.active !== undefined) set.active = changes.active;
-      const rows = await q.update(principals).set(set).where(eq(principals.id, id)).returning({ id: principals.id });
-      if (rows.length === 0) return false;
-      if (changes.workspaceIds !== undefined) await this.setMemberships(q, id, changes.workspaceIds);
-      await within?.(q);
-      return true;
+      await q.update(principals).set(set).where(eq(principals.id, before.id));
+      if (changes.workspaceIds !== undefined) await this.setMemberships(q, before.id, changes.workspaceIds);
+      const after = (await loadPrincipal(this.db, q, before.id))!;
+      await within?.(q, { before, after });
+      return after;
     });
-    return found ? this.get(id) : null;
   }
 
   /** Ensures a principal with a fixed id exists (bootstrap admin, System authority). */
@@ -109,12 +126,20 @@ export class PrincipalStore {
 
   // --- API keys -------------------------------------------------------------------------------
 
-  /** Creates a generated key, or registers `given` as is (bootstrap; idempotent). */
-  async createKey(principalId: string, name: string, expiresAt: Date | null, given?: string): Promise<StoredKey & { key: string }> {
+  /**
+   * Creates a generated key, or registers `given` as is (bootstrap; idempotent). `within` runs in
+   * the same transaction once a new key is stored (the audit row); never with the key itself.
+   */
+  async createKey(principalId: string, name: string, expiresAt: Date | null, options: { given?: string; within?: (q: Orm, stored: StoredKey) => Promise<void> } = {}): Promise<StoredKey & { key: string }> {
     const { apiKeys } = this.db.t;
+    const { given, within } = options;
     const key = given ?? generateApiKey();
     const row = { id: crypto.randomUUID(), principalId, name, keyHash: hashApiKey(key), expiresAt, revokedAt: null, lastUsedAt: null, createdAt: new Date() };
-    const inserted = await this.db.write((q) => q.insert(apiKeys).values(row).onConflictDoNothing().returning());
+    const inserted = await this.db.write(async (q) => {
+      const rows = await q.insert(apiKeys).values(row).onConflictDoNothing().returning();
+      if (rows[0]) await within?.(q, toStoredKey(rows[0]));
+      return rows;
+    });
     if (inserted.length === 0 && !given) throw new ProblemError(409, 'CONFLICT', 'Key collision; retry');
     const stored = inserted[0] ?? (await this.db.read((q) => q.select().from(apiKeys).where(eq(apiKeys.keyHash, row.keyHash))))[0]!;
     return { ...toStoredKey(stored), key };
@@ -127,12 +152,15 @@ export class PrincipalStore {
     return rows[0] ? toStoredKey(rows[0]) : null;
   }
 
-  async revokeKey(id: string): Promise<boolean> {
+  /** Revokes a key not revoked yet; `within` runs in the same transaction when it did (the audit row). */
+  async revokeKey(id: string, within?: (q: Orm, revoked: StoredKey) => Promise<void>): Promise<boolean> {
     const { apiKeys } = this.db.t;
-    const rows = await this.db.read((q) =>
-      q.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }),
-    );
-    return rows.length > 0;
+    return this.db.write(async (q) => {
+      const rows = await q.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning();
+      if (!rows[0]) return false;
+      await within?.(q, toStoredKey(rows[0]));
+      return true;
+    });
   }
 
   /** The key row for a digest (revoked and expired included: the caller decides). */
@@ -189,6 +217,29 @@ export async function loadPrincipal(db: Database, q: Orm, given: string): Promis
     q.select({ id: memberships.workspaceId }).from(memberships).where(eq(memberships.principalId, id)).orderBy(asc(memberships.position)),
     q.select({ id: groupMembers.groupId }).from(groupMembers).where(eq(groupMembers.principalId, id)),
   ]);
+  return toPrincipal(row, ws.map((w) => w.id), gs.map((g) => g.id));
+}
+
+/** Principals by id (absent ids are left out) with their workspaces and groups, read set-wise. */
+async function loadPrincipals(db: Database, q: Orm, given: readonly string[]): Promise<Map<string, Principal>> {
+  const wanted = [...new Set(given.filter(isUuid).map((id) => id.toLowerCase()))];
+  const { principals, memberships, groupMembers } = db.t;
+  const out = new Map<string, Principal>();
+  for (let i = 0; i < wanted.length; i += RIGHTS_CHUNK) {
+    const some = wanted.slice(i, i + RIGHTS_CHUNK);
+    const [rows, ws, gs] = await Promise.all([
+      q.select().from(principals).where(inArray(principals.id, some)),
+      q.select({ principalId: memberships.principalId, id: memberships.workspaceId }).from(memberships).where(inArray(memberships.principalId, some)).orderBy(asc(memberships.position)),
+      q.select({ principalId: groupMembers.principalId, id: groupMembers.groupId }).from(groupMembers).where(inArray(groupMembers.principalId, some)),
+    ]);
+    for (const row of rows) out.set(row.id, toPrincipal(row, [], []));
+    for (const w of ws) out.get(w.principalId)?.workspaceIds.push(w.id);
+    for (const g of gs) out.get(g.principalId)?.groupIds.push(g.id);
+  }
+  return out;
+}
+
+function toPrincipal(row: Tables['principals']['$inferSelect'], workspaceIds: string[], groupIds: string[]): Principal {
   return {
     id: row.id,
     kind: row.kind,
@@ -197,8 +248,8 @@ export async function loadPrincipal(db: Database, q: Orm, given: string): Promis
     roles: row.roles as Role[],
     platformAccess: row.platformAccess,
     active: row.active,
-    workspaceIds: ws.map((w) => w.id),
-    groupIds: gs.map((g) => g.id),
+    workspaceIds,
+    groupIds,
     createdAt: row.createdAt,
   };
 }

@@ -1,6 +1,6 @@
 // Workspaces: the boundary of visibility. `default` exists from the first start.
 import { asc, eq, inArray } from 'drizzle-orm';
-import type { Database } from '../db/index.ts';
+import type { Database, Orm } from '../db/index.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ProblemError, notFound } from '../http/problem.ts';
 import { inWorkspace, type Principal } from './roles.ts';
@@ -16,11 +16,15 @@ const DEFAULT_WORKSPACE = 'default';
 export class WorkspaceStore {
   constructor(private readonly db: Database) {}
 
-  async create(name: string): Promise<Workspace> {
+  /** `within` runs in the same transaction once the workspace is stored (the audit row). */
+  async create(name: string, within?: (q: Orm, created: Workspace) => Promise<void>): Promise<Workspace> {
     const { workspaces } = this.db.t;
     const row = { id: crypto.randomUUID(), name, createdAt: new Date() };
     try {
-      await this.db.read((q) => q.insert(workspaces).values(row));
+      await this.db.write(async (q) => {
+        await q.insert(workspaces).values(row);
+        await within?.(q, row);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ProblemError(409, 'CONFLICT', `A workspace named "${name}" exists`);
       throw error;

@@ -1,5 +1,4 @@
 // The list engine (DESIGN §6): what route handlers and resource declarations may use.
-export type { ListQuery } from './ast.ts';
 export { fieldsOf, tableName } from './table-fields.ts';
 export { parseListQueryPartly } from './parse/index.ts';
 export {
@@ -8,3 +7,4 @@ export {
   type ListResource,
 } from './resource.ts';
 export { type ListResult,  runList } from './run.ts';
+export { withRecords } from './records.ts';

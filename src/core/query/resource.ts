@@ -54,12 +54,34 @@ export interface TableDef {
    * are coerced to it, its operators are the type's, and it compares as that type.
    */
   aliases?: Readonly<Record<string, Alias>>;
+  /**
+   * Fields a record shows that no column holds as such: a server-defined scalar expression over
+   * the row's own columns (a user's `status` is its `active` flag spelled ACTIVE or DISABLED).
+   * They filter, sort and project like fields of their type, and are listed by default.
+   */
+  computed?: Readonly<Record<string, Computed>>;
+}
+
+/** A computed field: `build` gets the table's columns by field name (hidden ones included). */
+interface Computed {
+  type: ScalarType;
+  nullable?: boolean;
+  build(column: (field: string) => SQL): SQL;
 }
 
 /** What an alias stands for: a JSON path, untyped or typed. */
 export type Alias = string | { path: string; type: 'string' | 'integer' | 'boolean' };
 
 export const aliasPath = (alias: Alias): string => (typeof alias === 'string' ? alias : alias.path);
+
+/** What a row shows when no projection is asked for: every field not hidden, then the computed ones. */
+export const visibleFields = (table: TableDef): string[] => [
+  ...Object.entries(table.fields).filter(([, f]) => !f.hidden).map(([name]) => name),
+  ...Object.keys(table.computed ?? {}),
+];
+
+/** Whether `name` is a field of the table, stored or computed. */
+const isField = (table: TableDef, name: string): boolean => Object.hasOwn(table.fields, name) || Object.hasOwn(table.computed ?? {}, name);
 
 /** The fields of a table no two rows share: its key, and what it declares `unique`. */
 export const uniqueFields = (table: TableDef): readonly string[] => [table.key, ...(table.unique ?? [])];
@@ -135,20 +157,24 @@ export function defineTable(def: TableDef): TableDef {
     if (!FIELD_NAME.test(name) || def.fields[name]) throw new Error(`${def.name}: bad alias name '${name}'`);
     if (!def.fields[head]?.jsonPaths) throw new Error(`${def.name}.${name}: '${target}' is not a JSON path of a field`);
   }
+  for (const name of Object.keys(def.computed ?? {})) {
+    const taken = Object.hasOwn(def.fields, name) || Object.hasOwn(def.relations ?? {}, name) || Object.hasOwn(def.aliases ?? {}, name);
+    if (!FIELD_NAME.test(name) || taken) throw new Error(`${def.name}: bad computed field name '${name}'`);
+  }
   return def;
 }
 
 /** Declares a list resource; throws at load time when it names something that does not exist. */
 export function defineResource(def: ListResource): ListResource {
-  const fields = def.table.fields;
+  const { table } = def;
   for (const s of def.defaultSort ?? []) {
-    if (!fields[s.field]) throw new Error(`defaultSort: '${s.field}' is not a field of ${def.table.name}`);
+    if (!isField(table, s.field)) throw new Error(`defaultSort: '${s.field}' is not a field of ${def.table.name}`);
   }
   for (const f of def.tiebreak ?? []) {
-    if (!fields[f]) throw new Error(`tiebreak: '${f}' is not a field of ${def.table.name}`);
+    if (!isField(table, f)) throw new Error(`tiebreak: '${f}' is not a field of ${def.table.name}`);
   }
   for (const f of def.defaultFields ?? []) {
-    if (!fields[f]) throw new Error(`defaultFields: '${f}' is not a field of ${def.table.name}`);
+    if (!isField(table, f)) throw new Error(`defaultFields: '${f}' is not a field of ${def.table.name}`);
   }
   for (const name of Object.keys(def.expressions ?? {})) {
     if (!FIELD_NAME.test(name)) throw new Error(`expression name '${name}' is not a plain identifier`);

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import type { CteSpec } from '../ast.ts';
 import { type Issues, at, fail } from '../errors.ts';
-import { featureOn, uniqueFields } from '../resource.ts';
+import { featureOn, uniqueFields, visibleFields } from '../resource.ts';
 import type { Ctx, Source } from './context.ts';
 import { renderCteBody } from './render.ts';
 import { Scope, tableScope } from './scope.ts';
@@ -32,7 +32,7 @@ function compileOne(ctx: Ctx, spec: CteSpec, issues: Issues): void {
   else return;
   const scope = new Scope(ctx, source, { trusted: false });
   const defaultFields = source.kind === 'table'
-    ? Object.entries(source.table.fields).filter(([, f]) => !f.hidden).map(([name]) => name)
+    ? visibleFields(source.table)
     : source.cte.columns.map((c) => c.key);
   const plan = planSelect(scope, {
     ...(spec.filter ? { filter: spec.filter } : {}),

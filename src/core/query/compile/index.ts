@@ -6,7 +6,7 @@ import type { CastType, FilterNode, ListQuery } from '../ast.ts';
 import { flatten, quoteName } from '../dialect/flatten.ts';
 import type { SqlDialect } from '../dialect/types.ts';
 import { Issues, fail } from '../errors.ts';
-import { type ListResource, featureOn } from '../resource.ts';
+import { type ListResource, featureOn, visibleFields } from '../resource.ts';
 import type { ValueType } from '../types.ts';
 import { Ctx } from './context.ts';
 import { compileCtes } from './cte.ts';
@@ -69,7 +69,7 @@ export function compileList(dialect: SqlDialect, resource: ListResource, query: 
       ...(query.sort ? { sort: query.sort } : {}),
       ...(query.distinct ? { distinct: query.distinct } : {}),
       at: { fields: '/query/fields', groupBy: '/query/groupBy', distinct: '/query/distinct' },
-      defaultFields: resource.defaultFields ?? Object.entries(resource.table.fields).filter(([, f]) => !f.hidden).map(([n]) => n),
+      defaultFields: resource.defaultFields ?? visibleFields(resource.table),
       defaultSort: resource.defaultSort ?? [],
       tiebreak: resource.tiebreak ?? [resource.table.key],
       castAliases: cast,

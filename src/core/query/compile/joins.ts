@@ -30,7 +30,7 @@ export function compileJoins(scope: Scope, joins: readonly JoinSpec[], pointer: 
     const base = scope.base;
     const taken =
       scope.joins.has(join.alias) ||
-      (base.kind === 'table' && (Object.hasOwn(base.table.fields, join.alias) || Object.hasOwn(base.table.relations ?? {}, join.alias)));
+      (base.kind === 'table' && (Object.hasOwn(base.table.fields, join.alias) || Object.hasOwn(base.table.relations ?? {}, join.alias) || Object.hasOwn(base.table.computed ?? {}, join.alias)));
     if (taken) fail(aliasAt, `alias '${join.alias}' is already a field, relation or join`);
 
     // Resolve the left side before the alias exists, so it cannot refer to the table it joins.

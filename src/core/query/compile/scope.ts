@@ -74,6 +74,16 @@ function fieldOperand(alias: string, def: ColumnDef): Operand {
   return op;
 }
 
+/** A computed field of a table (TableDef.computed): its server-defined expression over the row's columns. */
+function computedOperand(alias: string, table: TableDef, def: NonNullable<TableDef['computed']>[string]): Operand {
+  const expr = def.build((field) => {
+    const target = table.fields[field];
+    if (!target) throw new Error(`${table.name}: computed field uses unknown field '${field}'`);
+    return column(alias, target.column);
+  });
+  return { sql: expr, type: def.type, nullable: def.nullable === true, jsonPath: false, sortable: true, ops: OPERATORS_BY_TYPE[def.type], output: expr, outputType: def.type };
+}
+
 export interface ScopeOptions {
   /** Trusted scopes (server predicates and expressions) may use hidden fields. */
   trusted: boolean;
@@ -174,6 +184,8 @@ export class Scope {
     }
     const def = Object.hasOwn(source.table.fields, name) ? source.table.fields[name] : undefined;
     if (def && (!def.hidden || this.options.trusted)) return fieldOperand(source.alias, def);
+    const computed = source.table.computed;
+    if (computed && Object.hasOwn(computed, name)) return computedOperand(source.alias, source.table, computed[name]!);
     const dot = name.indexOf('.');
     if (dot <= 0) return undefined;
     const head = name.slice(0, dot);
