@@ -30,7 +30,7 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
-  /** Bun.serve's fetch: pass the server so that a long invocation's connection is kept open. */
+  /** The server's fetch: pass the server so that a long invocation's connection is kept open. */
   fetch: (request: Request, server?: RequestTimeouts) => Response | Promise<Response>;
   index: IndexHolder;
   recorder: InvocationRecorder;

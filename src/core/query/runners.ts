@@ -1,20 +1,20 @@
-// Stock SqlRunners over bun:sqlite and postgres.js. Statements are prepared per call and not
+// Stock SqlRunners over a SQLite connection (the platform's driver) and postgres.js. Statements are prepared per call and not
 // cached: list queries vary per request, and a cache keyed by their text would grow without
 // bound. An app using drizzle's db objects can write the same few lines around db.all/execute.
-import type { Database, SQLQueryBindings } from 'bun:sqlite';
 import type postgresjs from 'postgres';
 import { postgres } from './dialect/postgres.ts';
 import { sqlite } from './dialect/sqlite.ts';
 import type { SqlRunner } from './types.ts';
+import type { SqliteConnection, SqliteValue } from '../platform/index.ts';
 
-export function sqliteRunner(db: Database): SqlRunner {
+export function sqliteRunner(db: SqliteConnection): SqlRunner {
   return {
     dialect: 'sqlite',
     async all(query) {
       const { sql, params } = sqlite.toQuery(query);
       const statement = db.prepare(sql);
       try {
-        return statement.all(...(params as SQLQueryBindings[])) as Record<string, unknown>[];
+        return statement.all(...(params as SqliteValue[])) as Record<string, unknown>[];
       } finally {
         statement.finalize();
       }
