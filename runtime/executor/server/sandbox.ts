@@ -37,7 +37,7 @@ export interface SandboxPlan {
   cleanup(): void;
 }
 
-const EXECUTOR_DIR = dirname(import.meta.dir);
+const EXECUTOR_DIR = dirname(import.meta.dirname);
 const HOST_MAIN = join(EXECUTOR_DIR, 'host', 'host-main.ts');
 const HOST_FILES = [HOST_MAIN, join(EXECUTOR_DIR, 'host', 'syscall-filter.ts'), join(EXECUTOR_DIR, 'worker', 'component-worker.ts'), join(EXECUTOR_DIR, 'limits.ts')];
 

@@ -8,7 +8,7 @@ import * as pgTables from '../schema/pg.ts';
 import type { Database, Orm, Tables } from '../database.ts';
 import { postgresRunner } from '../../query/runners.ts';
 
-const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'pg');
+const MIGRATIONS = join(import.meta.dirname, '..', 'migrations', 'pg');
 const PING_TIMEOUT_MS = 1000;
 /**
  * List queries get connections of their own: a few heavy ones (a group over millions of audit

@@ -10,7 +10,7 @@ import { platform } from '../../platform/index.ts';
 import { sqliteRunner } from '../../query/runners.ts';
 import { SqliteReaders } from './readers.ts';
 
-const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'sqlite');
+const MIGRATIONS = join(import.meta.dirname, '..', 'migrations', 'sqlite');
 
 /**
  * Opens (and migrates) a SQLite database. `file` is a path or `:memory:`.
