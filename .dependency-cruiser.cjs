@@ -32,6 +32,14 @@ module.exports = {
       to: { path: '^(src/|runtime/)', pathNot: ['^runtime/executor/(host|worker|wire)/', '^runtime/executor/(types|limits)\\.ts$'] },
     },
     {
+      name: 'bun-only-behind-the-platform-seam',
+      severity: 'error',
+      comment:
+        "Bun's own modules (bun:*, the 'bun' types, drizzle's bun-sqlite driver) are imported only by the platform seam's Bun implementation (src/core/platform/bun*.ts) and by the programs that run inside the sandbox (runtime/executor/host/, worker/), which the Deno work gives a seam of their own. The Bun global is checked by test/architecture.test.ts.",
+      from: { path: '^(src|runtime)/', pathNot: ['^src/core/platform/bun[^/]*\\.ts$', '^runtime/executor/(host|worker)/'] },
+      to: { path: ['^bun(:|$)', 'node_modules/(@types/bun|bun-types|drizzle-orm/bun-sqlite)/'] },
+    },
+    {
       name: 'core-imports-only-core',
       severity: 'error',
       comment: 'src/core/ is what both origins share and neither owns: it imports neither runtime/ nor any other part of src/.',
