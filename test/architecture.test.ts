@@ -61,3 +61,13 @@ test("Bun's own API (the Bun global, import.meta.dir) is used only behind the pl
   }
   expect(found).toEqual([]);
 });
+
+test('no source file of src/ or runtime/ is over 400 lines', () => {
+  const LIMIT = 400;
+  const over = sourceFiles().flatMap((file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    return lines > LIMIT ? [`${file}: ${lines} lines`] : [];
+  });
+  expect(over).toEqual([]);
+});
