@@ -3,7 +3,7 @@
 import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
 import { GuardCache, type CompiledGuard } from '../guard/index.ts';
 import type { CodeRevision } from '../executor/types.ts';
-import { prepareStatic, type PreparedStatic } from '../respond.ts';
+import { prepareStatic, type PreparedStatic } from './static-response.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/core/definitions/index-snapshot.ts';
 import type { CompiledEndpoint, RuntimeIndex } from './compiled.ts';
 

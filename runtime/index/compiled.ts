@@ -3,7 +3,7 @@
 import type { CodeRevision, ResultSelection } from '../executor/types.ts';
 import type { Router } from '../router/index.ts';
 import type { CompiledGuard } from '../guard/index.ts';
-import type { PreparedStatic } from '../respond.ts';
+import type { PreparedStatic } from './static-response.ts';
 import type { IndexSnapshot, SnapshotEndpoint } from '../../src/core/definitions/index-snapshot.ts';
 import type { EndpointSettings } from '../../src/core/definitions/settings.ts';
 import type { Rights } from '../../src/core/identity/coverage.ts';
