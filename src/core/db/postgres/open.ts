@@ -6,7 +6,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import type { SQL } from 'drizzle-orm';
 import * as pgTables from '../schema/pg.ts';
 import type { Database, Orm, Tables } from '../database.ts';
-import { postgresRunner } from '../../query/runners.ts';
+import { postgresRunner } from './runner.ts';
 
 const MIGRATIONS = join(import.meta.dirname, '..', 'migrations', 'pg');
 const PING_TIMEOUT_MS = 1000;

@@ -7,8 +7,8 @@ import * as tables from '../schema/sqlite.ts';
 import type { Database } from '../database.ts';
 import { Mutex } from '../../lib/mutex.ts';
 import { platform } from '../../platform/index.ts';
-import { sqliteRunner } from '../../query/runners.ts';
 import { SqliteReaders } from './readers.ts';
+import { sqliteRunner } from './runner.ts';
 
 const MIGRATIONS = join(import.meta.dirname, '..', 'migrations', 'sqlite');
 
