@@ -27,9 +27,9 @@ module.exports = {
     {
       name: 'sandbox-programs-stay-apart',
       severity: 'error',
-      comment: 'What runs inside the sandbox (executor host and Worker) imports nothing of the server but the wire format and limits.',
+      comment: 'What runs inside the sandbox (executor host and Worker) imports nothing of the server but the wire format and the contract (types and limits).',
       from: { path: '^runtime/executor/(host|worker)/' },
-      to: { path: '^(src/|runtime/)', pathNot: ['^runtime/executor/(host|worker|wire)/', '^runtime/executor/(types|limits)\\.ts$'] },
+      to: { path: '^(src/|runtime/)', pathNot: '^runtime/executor/(host|worker|wire|contract)/' },
     },
     {
       name: 'bun-only-behind-the-platform-seam',

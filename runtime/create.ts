@@ -9,7 +9,7 @@ import { WorkspaceStore } from '../src/core/identity/workspaces.ts';
 import { buildIndexSnapshot } from '../src/core/definitions/index-snapshot.ts';
 import { currentIndexVersion } from '../src/core/definitions/index-version.ts';
 import { DatabasePoll, RedisIndexSubscriber, type InProcessChannel } from '../src/core/index-channels/index.ts';
-import type { Executor } from './executor/types.ts';
+import type { Executor } from './executor/contract/types.ts';
 import { IndexHolder } from './index/holder.ts';
 import { IndexSync } from './index/sync.ts';
 import { createRecorder, type InvocationRecorder } from './recorder/index.ts';

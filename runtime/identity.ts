@@ -6,7 +6,7 @@ import { ProblemError } from '../src/core/http/problem.ts';
 import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../src/core/definitions/settings.ts';
 import type { Rights } from '../src/core/identity/coverage.ts';
 import type { ExecutionPolicy } from '../src/core/definitions/schema.ts';
-import type { CurrentUser } from './executor/types.ts';
+import type { CurrentUser } from './executor/contract/types.ts';
 
 export interface ExecutionIdentity {
   /** Whose roles and ACLs the inner operations use (api.platform runs as this principal). */

@@ -1,7 +1,7 @@
 // The configured HTTP response of an invocation (spec, Response modes).
 import type { CompiledEndpoint } from './index/compiled.ts';
 import type { PreparedStatic } from './index/static-response.ts';
-import type { ComponentResult, ExecutionOutcome } from './executor/types.ts';
+import type { ComponentResult, ExecutionOutcome } from './executor/contract/types.ts';
 import type { CompiledGuard } from './guard/index.ts';
 import { ProblemError } from '../src/core/http/problem.ts';
 import { carriesNoContent } from '../src/core/http/status.ts';

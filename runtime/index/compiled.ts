@@ -1,6 +1,6 @@
 // The runtime's immutable, compiled view of the definition index: router, guards and code
 // revisions, built once per index version and swapped atomically.
-import type { CodeRevision, ResultSelection } from '../executor/types.ts';
+import type { CodeRevision, ResultSelection } from '../executor/contract/types.ts';
 import type { Router } from '../router/index.ts';
 import type { CompiledGuard } from '../guard/index.ts';
 import type { PreparedStatic } from './static-response.ts';

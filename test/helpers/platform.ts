@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/core/config.ts';
 import { createPlatform, type Platform } from '../../src/platform.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
-import type { Executor } from '../../runtime/executor/types.ts';
+import type { Executor } from '../../runtime/executor/contract/types.ts';
 import { dropPostgresSchema } from './databases.ts';
 import { tempDir } from './temp.ts';
 

@@ -2,7 +2,7 @@
 // compared with the server's own view. Nothing here is assumed from the command line.
 import type { HostHello } from '../host/self-report.ts';
 import { mountPoints, namespaceOf } from '../host/self-report.ts';
-import type { SandboxLayers } from '../types.ts';
+import type { SandboxLayers } from '../contract/types.ts';
 
 export const NO_LAYERS: SandboxLayers = {
   emptyEnv: false,

@@ -3,7 +3,7 @@
 // server log (rate-limited); stderr also tells whether a crash was an out-of-memory.
 import { readFileSync } from 'node:fs';
 import type { HostHello } from '../host/self-report.ts';
-import { HOST_LINE_LIMIT_CHARS, HOST_START_TIMEOUT_MS, HOST_STOP_GRACE_MS } from '../limits.ts';
+import { HOST_LINE_LIMIT_CHARS, HOST_START_TIMEOUT_MS, HOST_STOP_GRACE_MS } from '../contract/limits.ts';
 import { BatchWriter } from '../wire/batch-writer.ts';
 import { eachLine, line, payload } from '../wire/lines.ts';
 import { lineReader } from '../wire/line-reader.ts';

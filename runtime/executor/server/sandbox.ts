@@ -6,7 +6,7 @@
 import { chmodSync, copyFileSync, cpSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../limits.ts';
+import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../contract/limits.ts';
 import { entriesOf, isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
 import { processAlive } from '../../../src/core/lib/process-alive.ts';
 import { platform } from '../../../src/core/platform/index.ts';
@@ -39,7 +39,7 @@ export interface SandboxPlan {
 
 const EXECUTOR_DIR = dirname(import.meta.dirname);
 const HOST_MAIN = join(EXECUTOR_DIR, 'host', 'host-main.ts');
-const HOST_FILES = [HOST_MAIN, join(EXECUTOR_DIR, 'host', 'syscall-filter.ts'), join(EXECUTOR_DIR, 'worker', 'component-worker.ts'), join(EXECUTOR_DIR, 'limits.ts')];
+const HOST_FILES = [HOST_MAIN, join(EXECUTOR_DIR, 'host', 'syscall-filter.ts'), join(EXECUTOR_DIR, 'worker', 'component-worker.ts'), join(EXECUTOR_DIR, 'contract', 'limits.ts')];
 
 function runs(argv: string[]): boolean {
   try {

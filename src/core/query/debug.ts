@@ -2,7 +2,7 @@
 // nothing runs), each cut to a bounded size so a large query cannot inflate the response.
 import type { SQL } from 'drizzle-orm';
 import type { SqlDialect } from './dialect/types.ts';
-import type { SqlRunner } from './types.ts';
+import type { SqlRunner } from './model/types.ts';
 
 export const DEBUG_LIMITS = { sql: 16_384, param: 256, params: 200, plan: 32_768 } as const;
 

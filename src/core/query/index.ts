@@ -1,10 +1,10 @@
 // The list engine (DESIGN §6): what route handlers and resource declarations may use.
-export type { ListQuery } from './ast.ts';
+export type { ListQuery } from './model/ast.ts';
 export { fieldsOf, tableName } from './table-fields.ts';
 export { parseListQueryPartly } from './parse/index.ts';
 export {
   defineResource,
   defineTable,
   type ListResource,
-} from './resource.ts';
+} from './model/resource.ts';
 export { type ListResult,  runList } from './run.ts';

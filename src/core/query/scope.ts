@@ -1,8 +1,8 @@
 // Workspace scoping for list endpoints: INSTANCE_ADMIN sees every workspace, others their own.
 import type { Database } from '../db/index.ts';
 import { isAdmin, type Principal } from '../identity/roles.ts';
-import type { ListQuery } from './ast.ts';
-import type { ListResource } from './resource.ts';
+import type { ListQuery } from './model/ast.ts';
+import type { ListResource } from './model/resource.ts';
 import { parseListQueryPartly } from './parse/index.ts';
 import { runList, type FilterInput, type ListResult } from './run.ts';
 

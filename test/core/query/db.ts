@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite';
 import postgresjs from 'postgres';
 import { postgresRunner } from '../../../src/core/db/postgres/runner.ts';
 import { sqliteRunner } from '../../../src/core/db/sqlite/runner.ts';
-import type { Dialect, SqlRunner } from '../../../src/core/query/types.ts';
+import type { Dialect, SqlRunner } from '../../../src/core/query/model/types.ts';
 
 export interface TestDb {
   name: Dialect;

@@ -2,7 +2,7 @@
 // list queries vary per request, and named statements keyed by their text would grow without bound.
 import type postgresjs from 'postgres';
 import { postgres } from '../../query/dialect/postgres.ts';
-import type { SqlRunner } from '../../query/types.ts';
+import type { SqlRunner } from '../../query/model/types.ts';
 
 /**
  * @param deadlineMs when set, a query not answered by then (waiting for a connection included,

@@ -9,7 +9,7 @@
 // and its thread is told to stop; the thread ends when the statement does, and until then it
 // keeps its slot, so that runaway queries never hold more than READERS threads.
 import { sqlite } from '../../query/dialect/sqlite.ts';
-import type { SqlRunner } from '../../query/types.ts';
+import type { SqlRunner } from '../../query/model/types.ts';
 import { platform, type SqliteValue } from '../../platform/index.ts';
 
 /** Reader threads: two, so that one long query does not hold up every other list page. */

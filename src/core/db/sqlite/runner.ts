@@ -2,7 +2,7 @@
 // queries run on reader threads, ./readers.ts). Statements are prepared per call and not cached:
 // list queries vary per request, and a cache keyed by their text would grow without bound.
 import { sqlite } from '../../query/dialect/sqlite.ts';
-import type { SqlRunner } from '../../query/types.ts';
+import type { SqlRunner } from '../../query/model/types.ts';
 import type { SqliteConnection, SqliteValue } from '../../platform/index.ts';
 
 export function sqliteRunner(db: SqliteConnection): SqlRunner {

@@ -2,12 +2,12 @@
 // aggregates, casts, coalesce, case (conditions in the filter language) and server-defined
 // expressions named by `raw`. Each compiles to SQL plus the logical type of its result.
 import { type SQL, sql } from 'drizzle-orm';
-import type { Expr } from '../ast.ts';
+import type { Expr } from '../model/ast.ts';
 import { TRUNC_UNITS, type TruncUnit } from '../dialect/types.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
-import { AGGREGATE_FNS, type AggregateFn, SCALAR_FNS, type ScalarFn } from '../resource.ts';
-import type { ValueType } from '../types.ts';
+import { at, fail } from '../model/errors.ts';
+import { LIMITS } from '../model/limits.ts';
+import { AGGREGATE_FNS, type AggregateFn, SCALAR_FNS, type ScalarFn } from '../model/resource.ts';
+import type { ValueType } from '../model/types.ts';
 import { FILTER_TYPES } from './cast.ts';
 import { compileFilter } from './filter.ts';
 import { castOperand, type Scope } from './scope.ts';

@@ -3,10 +3,10 @@
 // references (`r.status`); the SQL gets a generated alias. A joined table is restricted by the
 // route's trusted scope for that table, inside the ON clause.
 import { type SQL, sql } from 'drizzle-orm';
-import type { JoinOp, JoinSpec } from '../ast.ts';
-import { at, fail } from '../errors.ts';
-import { featureOn, uniqueFields } from '../resource.ts';
-import type { ValueType } from '../types.ts';
+import type { JoinOp, JoinSpec } from '../model/ast.ts';
+import { at, fail } from '../model/errors.ts';
+import { featureOn, uniqueFields } from '../model/resource.ts';
+import type { ValueType } from '../model/types.ts';
 import type { Source } from './context.ts';
 import { type Scope, tableScope } from './scope.ts';
 

@@ -1,5 +1,5 @@
 // Picks the dialect implementation for a runner.
-import type { Dialect } from '../types.ts';
+import type { Dialect } from '../model/types.ts';
 import { postgres } from './postgres.ts';
 import { sqlite } from './sqlite.ts';
 import type { SqlDialect } from './types.ts';

@@ -1,9 +1,9 @@
 // parseListQuery: query string → ListQuery. Each parameter is parsed on its own so that one
 // 400 reports every bad parameter.
-import type { ListQuery } from '../ast.ts';
+import type { ListQuery } from '../model/ast.ts';
 import type { ProblemError } from '../../http/problem.ts';
-import { Issues, at } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { Issues, at } from '../model/errors.ts';
+import { LIMITS } from '../model/limits.ts';
 import { parseCast } from './cast.ts';
 import { parseCte } from './cte.ts';
 import { parseFilter } from './filter.ts';

@@ -1,6 +1,6 @@
 // offset, limit, count, debug: plain values given once.
-import { fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { fail } from '../model/errors.ts';
+import { LIMITS } from '../model/limits.ts';
 
 function single(raw: unknown, pointer: string): string {
   if (Array.isArray(raw)) fail(pointer, 'given more than once');

@@ -1,6 +1,6 @@
 // Small shape checks shared by the parameter parsers; each throws a violation at its pointer.
-import { fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { fail } from '../model/errors.ts';
+import { LIMITS } from '../model/limits.ts';
 
 export type Obj = Record<string, unknown>;
 
