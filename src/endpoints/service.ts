@@ -14,7 +14,7 @@ import { ProblemError, notFound, type Violation } from '../core/http/problem.ts'
 import { bumpIndexVersion } from '../core/definitions/index-version.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
 import { validateContract, type ContractDeps } from './contract.ts';
-import { pathViolations, routeShape } from '../core/definitions/path.ts';
+import { endpointShape, pathViolations } from '../core/definitions/path.ts';
 import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
 import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from '../core/definitions/schema.ts';
 import type { EndpointStore } from '../core/definitions/store.ts';
@@ -176,7 +176,7 @@ export class EndpointService {
     } catch (error) {
       // The partial unique index on active shapes settles races the pre-check cannot see.
       if (isUniqueViolation(error)) {
-        const other = await db.read((q) => store.activeWithShape(q, routeShape(next.method, next.path)));
+        const other = await db.read((q) => store.activeWithShape(q, endpointShape(next.method, next.path)));
         throw routeConflict(other?.id ?? null);
       }
       throw error;
@@ -184,7 +184,7 @@ export class EndpointService {
   }
 
   private async assertNoRouteConflict(q: Orm, next: EndpointRecord): Promise<void> {
-    const other = await this.deps.store.activeWithShape(q, routeShape(next.method, next.path));
+    const other = await this.deps.store.activeWithShape(q, endpointShape(next.method, next.path));
     if (other && other.id !== next.id) throw routeConflict(other.id);
   }
 

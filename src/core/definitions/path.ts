@@ -42,7 +42,7 @@ export function pathViolations(path: string, pointer = '/path'): Violation[] {
  * Method + the router's canonical shape (escapes normalised, named segments blanked): two active
  * definitions with one shape match the same requests, so they conflict.
  */
-export function routeShape(method: string, path: string): string {
+export function endpointShape(method: string, path: string): string {
   return `${method} ${routerShape(path) ?? path}`;
 }
 
