@@ -1,17 +1,11 @@
 // Builds the endpoint runtime from its parts: index (with its sync), executor, recorder, invoker.
-import type { Config } from '../src/core/config.ts';
+import { type Config, type Logger, createRedis, indexKeys } from '../src/core/index.ts';
 import type { Database } from '../src/core/db/index.ts';
-import type { CredentialResolver } from '../src/core/identity/credentials.ts';
-import type { JwtService } from '../src/core/identity/jwt.ts';
-import type { Logger } from '../src/core/log.ts';
-import { createRedis, indexKeys } from '../src/core/redis.ts';
-import { WorkspaceStore } from '../src/core/identity/workspaces.ts';
-import { buildIndexSnapshot } from '../src/core/definitions/index-snapshot.ts';
-import { currentIndexVersion } from '../src/core/definitions/index-version.ts';
+import { type CredentialResolver, type JwtService, WorkspaceStore } from '../src/core/identity/index.ts';
+import { buildIndexSnapshot, currentIndexVersion } from '../src/core/definitions/index.ts';
 import { DatabasePoll, RedisIndexSubscriber, type InProcessChannel } from '../src/core/index-channels/index.ts';
-import type { Executor } from './executor/contract/types.ts';
-import { IndexHolder } from './index/holder.ts';
-import { IndexSync } from './index/sync.ts';
+import type { Executor } from './executor/contract/index.ts';
+import { IndexHolder, IndexSync } from './index/index.ts';
 import { createRecorder, type InvocationRecorder } from './recorder/index.ts';
 import { PlatformCaller } from './platform-call.ts';
 import { Invoker, type RequestTimeouts } from './invoke.ts';

@@ -1,10 +1,8 @@
 // The configured HTTP response of an invocation (spec, Response modes).
-import type { CompiledEndpoint } from './index/compiled.ts';
-import type { PreparedStatic } from './index/static-response.ts';
-import type { ComponentResult, ExecutionOutcome } from './executor/contract/types.ts';
+import type { CompiledEndpoint, PreparedStatic } from './index/index.ts';
+import type { ComponentResult, ExecutionOutcome } from './executor/contract/index.ts';
 import type { CompiledGuard } from './guard/index.ts';
-import { ProblemError } from '../src/core/http/problem.ts';
-import { carriesNoContent } from '../src/core/http/status.ts';
+import { ProblemError, carriesNoContent } from '../src/core/http/index.ts';
 
 const JSON_TYPE = 'application/json';
 

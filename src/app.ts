@@ -1,22 +1,14 @@
 // The control-plane Elysia application: conventions, docs, health and every route family.
 import { Elysia } from 'elysia';
 import { swagger } from '@elysiajs/swagger';
-import { httpConventions, type HttpLogger } from './http/plugin.ts';
-import { allowedMethodsOf, type AllowedMethods } from './http/allowed-methods.ts';
-import { ProblemSchema } from './http/docs.ts';
-import type { CredentialResolver } from './core/identity/credentials.ts';
-import { accountRoutes } from './accounts/routes.ts';
-import { agentRoutes } from './agents/routes.ts';
-import type { AccountService } from './accounts/service.ts';
-import type { AgentService } from './agents/service.ts';
-import type { AgentLister } from './agents/list.ts';
-import type { JwtService } from './core/identity/jwt.ts';
-import type { AccountLister } from './accounts/list.ts';
-import { endpointRoutes, type EndpointRouteDeps } from './endpoints/routes.ts';
+import { httpConventions, type HttpLogger, allowedMethodsOf, type AllowedMethods, ProblemSchema } from './http/index.ts';
+import type { CredentialResolver, JwtService } from './core/identity/index.ts';
+import { accountRoutes, type AccountService, type AccountLister } from './accounts/index.ts';
+import { agentRoutes, type AgentService, type AgentLister } from './agents/index.ts';
+import { endpointRoutes, type EndpointRouteDeps } from './endpoints/index.ts';
 import { componentRoutes, type ComponentService, type DeploymentService } from './components/index.ts';
-import { runRoutes } from './runs/routes.ts';
-import type { RunService } from './runs/service.ts';
-import { auditRoutes, type AuditLister } from './audit/list.ts';
+import { runRoutes, type RunService } from './runs/index.ts';
+import { auditRoutes, type AuditLister } from './audit/index.ts';
 
 const API_VERSION = '1.3.0';
 

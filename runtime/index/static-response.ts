@@ -1,7 +1,7 @@
 // An Endpoint's static response, made ready once per index build: the runtime's respond.ts sends
 // it with one spread per request.
-import { carriesNoContent } from '../../src/core/http/status.ts';
-import { isServedHeader } from '../../src/core/definitions/static-headers.ts';
+import { carriesNoContent } from '../../src/core/http/index.ts';
+import { isServedHeader } from '../../src/core/definitions/index.ts';
 
 const JSON_TYPE = 'application/json';
 

@@ -5,9 +5,9 @@
 // second; with one array per column ~9 µs and ~57k rows a second (bench/invocation-writer.ts).
 // Same rows and statistics as write.ts.
 import type postgres from 'postgres';
-import { postgresClient } from '../../src/core/db/postgres/client.ts';
+import { postgresClient } from '../../src/core/db/postgres/index.ts';
 import type { DatabaseLocation } from '../../src/core/db/index.ts';
-import { LATENCY_BOUNDS_MS } from '../../src/core/definitions/statistics.ts';
+import { LATENCY_BOUNDS_MS } from '../../src/core/statistics/index.ts';
 import { platform } from '../../src/core/platform/index.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';

@@ -1,7 +1,7 @@
 // The SQLite fast path of the invocation writer thread: prepared statements on its own connection
 // (building a multi-row insert through the query builder costs ~3× the insert itself). Same rows
 // and the same statistics as write.ts; one short transaction per chunk.
-import { LATENCY_BOUNDS_MS } from '../../src/core/definitions/statistics.ts';
+import { LATENCY_BOUNDS_MS } from '../../src/core/statistics/index.ts';
 import { platform, type SqliteConnection, type SqliteValue } from '../../src/core/platform/index.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';

@@ -4,7 +4,7 @@
 import { and, asc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database } from '../../src/core/db/index.ts';
 import { platform } from '../../src/core/platform/index.ts';
-import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/core/definitions/statistics.ts';
+import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/core/statistics/index.ts';
 import type { InvocationRecord } from './types.ts';
 
 const CHUNK = 512;

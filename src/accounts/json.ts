@@ -1,6 +1,5 @@
 // JSON shapes of principals and keys on the accounts surface (DESIGN §2).
-import type { Principal } from '../core/identity/roles.ts';
-import type { StoredKey } from '../core/identity/principals.ts';
+import type { Principal, StoredKey } from '../core/identity/index.ts';
 
 export function principalJson(p: Principal) {
   const base = {

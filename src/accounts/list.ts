@@ -1,10 +1,18 @@
 // GET /api/v1/workspaces and GET /api/v1/api-keys through the list engine (DESIGN §6: every list
 // endpoint): the same paging, filters, sort, fields and envelope as every other list.
 import type { Database } from '../core/db/index.ts';
-import { isAdmin, type Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, parseListQueryPartly, runList, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
-import * as pg from '../core/db/schema/pg.ts';
-import { workspaceScope } from '../core/query/scope.ts';
+import { isAdmin, type Principal } from '../core/identity/index.ts';
+import {
+  defineResource,
+  defineTable,
+  parseListQueryPartly,
+  runList,
+  type ListResult,
+  fieldsOf,
+  tableName,
+  workspaceScope,
+} from '../core/query/index.ts';
+import { pgTables as pg } from '../core/db/schema/index.ts';
 
 const workspacesResource = defineResource({
   table: defineTable({

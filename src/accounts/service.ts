@@ -1,16 +1,20 @@
 // The accounts surface: principals, keys, workspaces, groups. Changes drop cached credentials.
-import type { CredentialResolver } from '../core/identity/credentials.ts';
-import type { GroupStore } from '../core/identity/groups.ts';
-import type { PrincipalChanges, PrincipalStore, StoredKey } from '../core/identity/principals.ts';
-import { isAdmin, type Principal, type PrincipalKind } from '../core/identity/roles.ts';
-import type { WorkspaceStore } from '../core/identity/workspaces.ts';
-import { isUniqueViolation } from '../core/db/errors.ts';
-import { validBody } from '../core/http/body.ts';
-import { ProblemError, forbidden, invalidQuery, notFound } from '../core/http/problem.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import {
+  type CredentialResolver,
+  type GroupStore,
+  type PrincipalChanges,
+  type PrincipalStore,
+  type StoredKey,
+  isAdmin,
+  type Principal,
+  type PrincipalKind,
+  type WorkspaceStore,
+} from '../core/identity/index.ts';
+import { isUniqueViolation, type Database, type Orm } from '../core/db/index.ts';
+import { validBody, ProblemError, forbidden, invalidQuery, notFound } from '../core/http/index.ts';
+import { isUuid } from '../core/lib/index.ts';
 import { validators } from './schema.ts';
-import type { Database, Orm } from '../core/db/index.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import { bumpIndexVersion } from '../core/definitions/index.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
 
 export interface AccountDeps {

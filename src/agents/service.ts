@@ -1,14 +1,16 @@
 // Agent operations with their rules: visibility, ownership, lifecycle, references, optimistic locking.
-import type { Principal } from '../core/identity/roles.ts';
-import type { PrincipalStore } from '../core/identity/principals.ts';
-import type { GroupStore } from '../core/identity/groups.ts';
-import { ProblemError, notFound, type Violation } from '../core/http/problem.ts';
-import { validBody } from '../core/http/body.ts';
-import { assertIfMatch, preconditionFailed } from '../core/http/etag.ts';
-import { inWorkspace, isAdmin } from '../core/identity/roles.ts';
-import { creationWorkspace, type WorkspaceStore } from '../core/identity/workspaces.ts';
-import { isUuid } from '../core/lib/ids.ts';
-import { actAsRefusal } from '../core/identity/act-as.ts';
+import {
+  type Principal,
+  type PrincipalStore,
+  type GroupStore,
+  inWorkspace,
+  isAdmin,
+  creationWorkspace,
+  type WorkspaceStore,
+  actAsRefusal,
+} from '../core/identity/index.ts';
+import { ProblemError, notFound, type Violation, validBody, assertIfMatch, preconditionFailed } from '../core/http/index.ts';
+import { isUuid } from '../core/lib/index.ts';
 import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
 import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
 import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';

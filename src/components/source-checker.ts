@@ -3,7 +3,7 @@
 // of nested `<T>(` take Babel's TypeScript plugin 2^n steps) would otherwise hold the event loop,
 // and with it both origins of `npm start`. Past the limit the thread is ended and the content is
 // refused (422 SOURCE_INVALID); the next check starts a fresh thread.
-import { ProblemError, type Violation } from '../core/http/problem.ts';
+import { ProblemError, type Violation } from '../core/http/index.ts';
 import { platform, type ThreadWorker } from '../core/platform/index.ts';
 import type { ComponentContent } from './record.ts';
 

@@ -2,24 +2,32 @@
 // route-conflict detection, contract validation, delete; each runtime-affecting change bumps the
 // index version in its transaction and is published after the commit.
 import { eq } from 'drizzle-orm';
-import { isUuid } from '../core/lib/ids.ts';
-import type { Database, Orm } from '../core/db/index.ts';
-import { assertIfMatch } from '../core/http/etag.ts';
-import { inWorkspace, isAdmin, type Principal } from '../core/identity/roles.ts';
-import { creationWorkspace, WorkspaceStore } from '../core/identity/workspaces.ts';
-import { recordChange } from '../audit/record.ts';
-import { isUniqueViolation } from '../core/db/errors.ts';
-import { validBody } from '../core/http/body.ts';
-import { ProblemError, notFound, type Violation } from '../core/http/problem.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import { isUuid } from '../core/lib/index.ts';
+import { type Database, type Orm, isUniqueViolation } from '../core/db/index.ts';
+import { assertIfMatch, validBody, ProblemError, notFound, type Violation } from '../core/http/index.ts';
+import {
+  inWorkspace,
+  isAdmin,
+  type Principal,
+  creationWorkspace,
+  WorkspaceStore,
+  actAsRefusal,
+  ownedAgentWorkspaces,
+} from '../core/identity/index.ts';
+import { recordChange } from '../audit/index.ts';
+import {
+  bumpIndexVersion,
+  endpointShape,
+  pathViolations,
+  staticHeaderViolations,
+  validators,
+  type ContractStatus,
+  type EndpointRecord,
+  type EndpointUpdateBody,
+  type EndpointStore,
+} from '../core/definitions/index.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
 import { validateContract, type ContractDeps } from './contract.ts';
-import { endpointShape, pathViolations } from '../core/definitions/path.ts';
-import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
-import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from '../core/definitions/schema.ts';
-import type { EndpointStore } from '../core/definitions/store.ts';
-import { actAsRefusal } from '../core/identity/act-as.ts';
-import { ownedAgentWorkspaces } from '../core/identity/ownership.ts';
 
 export interface EndpointServiceDeps {
   db: Database;

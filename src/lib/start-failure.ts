@@ -3,7 +3,7 @@
 // what the start had already set up (executor hosts and their private copy of Bun under /tmp).
 // The process must end either way: the process guards would otherwise keep alive a process that
 // serves nothing.
-import { ConfigError } from '../core/config.ts';
+import { ConfigError } from '../core/index.ts';
 import { platform } from '../core/platform/index.ts';
 
 /** How long undoing a failed start may take before the process exits anyway. */

@@ -3,7 +3,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Database, Orm } from '../core/db/index.ts';
 import type { NewEvent, RunRecord, RunStatus } from './record.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import { isUuid } from '../core/lib/index.ts';
 
 type RunRow = Database['t']['runs']['$inferSelect'];
 

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { loadConfig } from '../../src/core/config.ts';
 import { CONTROL_PLANE_TARGET_LIMIT } from '../../src/core/http/request-target.ts';
-import { createPlatform, type Platform } from '../../src/platform.ts';
+import { createPlatform, type Platform } from '../../src/index.ts';
 import type { Logger } from '../../src/core/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/contract/types.ts';

@@ -4,9 +4,17 @@
 // the Worker, kill the host if the Worker will not stop), serves api.platform calls, and turns
 // every host death into explicit failures. Never retries. Where a call goes is placement.ts, what
 // its lines carry encode.ts and decode.ts, how a Worker past its deadline is stopped kill-watch.ts.
-import { HOST_WAIT_LIMIT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../contract/limits.ts';
-import type { CodeRevision, ExecutionFailureCode, ExecutionOutcome, ExecutionRequest, VerifyOutcome } from '../contract/types.ts';
-import { eachLine, field, line, payload } from '../wire/lines.ts';
+import {
+  HOST_WAIT_LIMIT_MS,
+  MAX_TIMEOUT_MS,
+  MIN_TIMEOUT_MS,
+  type CodeRevision,
+  type ExecutionFailureCode,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type VerifyOutcome,
+} from '../contract/index.ts';
+import { eachLine, field, line, payload } from '../wire/index.ts';
 import { decodeOutcome, decodeVerify, failure } from './decode.ts';
 import { encodeRun } from './encode.ts';
 import type { HostExit, HostLink } from './host-link.ts';

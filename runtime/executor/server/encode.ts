@@ -1,6 +1,6 @@
 // The payload of an 'R' line (wire/lines.ts): what the Worker's Invocation is built from. The
 // other direction, the host's answers, is decode.ts.
-import type { ExecutionRequest } from '../contract/types.ts';
+import type { ExecutionRequest } from '../contract/index.ts';
 
 /**
  * JSON texts the caller already has (the body as received, the template inputs made once) are

@@ -1,8 +1,8 @@
 // A Worker past its deadline is told to stop ('K' with a random token); the host acknowledges
 // ('k') once the Worker is gone and every invocation it held is reported. A host that does not
 // within WORKER_STOP_GRACE_MS is killed: its Worker will not stop.
-import { WORKER_STOP_GRACE_MS } from '../contract/limits.ts';
-import { line } from '../wire/lines.ts';
+import { WORKER_STOP_GRACE_MS } from '../contract/index.ts';
+import { line } from '../wire/index.ts';
 import type { HostEntry, Loaded } from './placement.ts';
 import { newSecret } from './secrets.ts';
 

@@ -1,5 +1,5 @@
 // An invocation (or a verification) from the call until it is answered, as the dispatcher tracks it.
-import type { ExecutionOutcome, ExecutionRequest, VerifyOutcome } from '../contract/types.ts';
+import type { ExecutionOutcome, ExecutionRequest, VerifyOutcome } from '../contract/index.ts';
 import type { HostEntry, Loaded } from './placement.ts';
 import type { RevisionEntry } from './revisions.ts';
 

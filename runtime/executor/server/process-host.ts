@@ -2,11 +2,9 @@
 // environment and a socketpair on its fd 3; ready once it says hello. Its stdout/stderr go to the
 // server log (rate-limited); stderr also tells whether a crash was an out-of-memory.
 import { readFileSync } from 'node:fs';
-import type { HostHello } from '../host/self-report.ts';
-import { HOST_LINE_LIMIT_CHARS, HOST_START_TIMEOUT_MS, HOST_STOP_GRACE_MS } from '../contract/limits.ts';
-import { BatchWriter } from '../wire/batch-writer.ts';
-import { eachLine, line, payload } from '../wire/lines.ts';
-import { lineReader } from '../wire/line-reader.ts';
+import type { HostHello } from '../host/index.ts';
+import { HOST_LINE_LIMIT_CHARS, HOST_START_TIMEOUT_MS, HOST_STOP_GRACE_MS } from '../contract/index.ts';
+import { BatchWriter, eachLine, line, payload, lineReader } from '../wire/index.ts';
 import type { HostEvents, HostLink } from './host-link.ts';
 import { pumpOutput } from './host-output.ts';
 import { platform } from '../../../src/core/platform/index.ts';

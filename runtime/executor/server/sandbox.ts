@@ -3,12 +3,24 @@
 // trivial command and builds the host command line from the layers that work. When the
 // unprivileged user cannot read the Bun binary or the host program, both are placed in a private
 // 0755 directory first.
-import { chmodSync, copyFileSync, cpSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  linkSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../contract/limits.ts';
+import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../contract/index.ts';
 import { entriesOf, isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
-import { processAlive } from '../../../src/core/lib/process-alive.ts';
+import { processAlive } from '../../../src/core/lib/index.ts';
 import { platform } from '../../../src/core/platform/index.ts';
 
 const UNPRIVILEGED_ID = 65534;

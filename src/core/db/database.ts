@@ -1,7 +1,7 @@
 // The storage interface every repository uses; one implementation per dialect (./sqlite, ./postgres).
 import type { SQL } from 'drizzle-orm';
-import type * as tables from './schema/sqlite.ts';
-import type { SqlRunner } from '../query/model/types.ts';
+import type { sqliteTables as tables } from './schema/index.ts';
+import type { SqlRunner } from '../query/model/index.ts';
 import type { SqliteOrm } from '../platform/index.ts';
 
 type Dialect = 'sqlite' | 'postgres';

@@ -1,6 +1,6 @@
 // Endpoint path rules (issue 4 item 3): `/`-separated static segments and `:name` segments.
 // Whatever passes here must compile in the runtime's router, so its parser has the last word.
-import type { Violation } from '../http/problem.ts';
+import type { Violation } from '../http/index.ts';
 import { parseRoutePath, routeShape as routerShape } from './route-path.ts';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -3,7 +3,7 @@ import { and, eq, or } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ContractStatus, EndpointDefinition, EndpointRecord, HttpMethod } from './schema.ts';
 import { endpointShape } from './path.ts';
-import { isUuid } from '../lib/ids.ts';
+import { isUuid } from '../lib/index.ts';
 
 type Row = Database['t']['endpoints']['$inferSelect'];
 

@@ -1,8 +1,7 @@
 // Workspaces: the boundary of visibility. `default` exists from the first start.
 import { asc, eq, inArray } from 'drizzle-orm';
-import type { Database } from '../db/index.ts';
-import { isUniqueViolation } from '../db/errors.ts';
-import { ProblemError, notFound } from '../http/problem.ts';
+import { type Database, isUniqueViolation } from '../db/index.ts';
+import { ProblemError, notFound } from '../http/index.ts';
 import { inWorkspace, type Principal } from './roles.ts';
 
 export interface Workspace {

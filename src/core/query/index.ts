@@ -1,10 +1,13 @@
 // The list engine (DESIGN §6): what route handlers and resource declarations may use.
-export type { ListQuery } from './model/ast.ts';
+export type { ListQuery } from './model/index.ts';
 export { fieldsOf, tableName } from './table-fields.ts';
 export { parseListQueryPartly } from './parse/index.ts';
 export {
   defineResource,
   defineTable,
   type ListResource,
-} from './model/resource.ts';
+} from './model/index.ts';
 export { type ListResult,  runList } from './run.ts';
+
+export type { FilterInput } from './run.ts';
+export { listInWorkspaces, workspaceScope } from './scope.ts';

@@ -1,8 +1,8 @@
 // The list engine's runner over postgres.js. Statements are not kept prepared (`prepare: false`):
 // list queries vary per request, and named statements keyed by their text would grow without bound.
 import type postgresjs from 'postgres';
-import { postgres } from '../../query/dialect/postgres.ts';
-import type { SqlRunner } from '../../query/model/types.ts';
+import { postgres } from '../../query/dialect/index.ts';
+import type { SqlRunner } from '../../query/model/index.ts';
 
 /**
  * @param deadlineMs when set, a query not answered by then (waiting for a connection included,

@@ -3,9 +3,9 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SQL } from 'drizzle-orm';
-import * as tables from '../schema/sqlite.ts';
-import type { Database } from '../database.ts';
-import { Mutex } from '../../lib/mutex.ts';
+import { sqliteTables as tables } from '../schema/index.ts';
+import type { Database } from '../index.ts';
+import { Mutex } from '../../lib/index.ts';
 import { platform } from '../../platform/index.ts';
 import { SqliteReaders } from './readers.ts';
 import { sqliteRunner } from './runner.ts';

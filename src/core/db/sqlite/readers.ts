@@ -8,8 +8,8 @@
 // limit the query is answered QUERY_TIMEOUT, the queries queued behind it go to another reader,
 // and its thread is told to stop; the thread ends when the statement does, and until then it
 // keeps its slot, so that runaway queries never hold more than READERS threads.
-import { sqlite } from '../../query/dialect/sqlite.ts';
-import type { SqlRunner } from '../../query/model/types.ts';
+import { sqlite } from '../../query/dialect/index.ts';
+import type { SqlRunner } from '../../query/model/index.ts';
 import { platform, type SqliteValue } from '../../platform/index.ts';
 
 /** Reader threads: two, so that one long query does not hold up every other list page. */

@@ -1,8 +1,8 @@
 // The list engine's runner on a single SQLite connection (an in-memory database; a file's list
 // queries run on reader threads, ./readers.ts). Statements are prepared per call and not cached:
 // list queries vary per request, and a cache keyed by their text would grow without bound.
-import { sqlite } from '../../query/dialect/sqlite.ts';
-import type { SqlRunner } from '../../query/model/types.ts';
+import { sqlite } from '../../query/dialect/index.ts';
+import type { SqlRunner } from '../../query/model/index.ts';
 import type { SqliteConnection, SqliteValue } from '../../platform/index.ts';
 
 export function sqliteRunner(db: SqliteConnection): SqlRunner {

@@ -1,9 +1,7 @@
 // CTEs: named sub-queries in the same structured language, over an allowlisted table (with the
 // route's scope for it) or an earlier CTE. Their columns become fields of whatever joins them.
 import { sql } from 'drizzle-orm';
-import type { CteSpec } from '../model/ast.ts';
-import { type Issues, at, fail } from '../model/errors.ts';
-import { featureOn, uniqueFields } from '../model/resource.ts';
+import { type CteSpec, type Issues, at, fail, featureOn, uniqueFields } from '../model/index.ts';
 import type { Ctx, Source } from './context.ts';
 import { renderCteBody } from './render.ts';
 import { Scope, tableScope } from './scope.ts';

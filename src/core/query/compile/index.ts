@@ -2,12 +2,17 @@
 // query and how to decode the rows. Pure: no database access, so it is what snapshot tests and
 // the property tests exercise.
 import { type SQL, sql } from 'drizzle-orm';
-import type { CastType, FilterNode, ListQuery } from '../model/ast.ts';
-import { flatten, quoteName } from '../dialect/flatten.ts';
-import type { SqlDialect } from '../dialect/types.ts';
-import { Issues, fail } from '../model/errors.ts';
-import { type ListResource, featureOn } from '../model/resource.ts';
-import type { ValueType } from '../model/types.ts';
+import {
+  type CastType,
+  type FilterNode,
+  type ListQuery,
+  Issues,
+  fail,
+  type ListResource,
+  featureOn,
+  type ValueType,
+} from '../model/index.ts';
+import { flatten, quoteName, type SqlDialect } from '../dialect/index.ts';
 import { Ctx } from './context.ts';
 import { compileCtes } from './cte.ts';
 import { and, compileFilter } from './filter.ts';

@@ -2,8 +2,7 @@
 // qs with explicit limits (throwing instead of silently truncating); a parameter given both
 // plain and bracket-style is refused rather than merged in some surprising way.
 import qs from 'qs';
-import { at, fail } from '../model/errors.ts';
-import { LIMITS } from '../model/limits.ts';
+import { at, fail, LIMITS } from '../model/index.ts';
 
 const PARAMS = [
   'offset', 'limit', 'count', 'filter', 'sort', 'distinct', 'fields',
