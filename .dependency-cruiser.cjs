@@ -32,6 +32,14 @@ module.exports = {
       to: { path: '^(src/|runtime/)', pathNot: '^runtime/executor/(host|worker|wire|contract)/' },
     },
     {
+      name: 'other-folders-through-their-index',
+      severity: 'error',
+      comment:
+        "Each folder's index.ts exports what other folders may use: an import from another folder names that folder's index.ts, never a file behind it. Imports within a folder stay direct.",
+      from: { path: '^(src|runtime|src/.+|runtime/.+)/[^/]+$' },
+      to: { path: '^(?:src|runtime)/', pathNot: ['^$1/[^/]+$', '/index\\.ts$'] },
+    },
+    {
       name: 'bun-only-behind-the-platform-seam',
       severity: 'error',
       comment:

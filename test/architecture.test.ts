@@ -1,8 +1,8 @@
 // The import rules of .dependency-cruiser.cjs (README "Architecture"), checked on every run: a file
 // that breaks one fails here, named with the import that breaks it.
 import { expect, test } from 'bun:test';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
 const ROOT = join(import.meta.dir, '..');
@@ -70,4 +70,10 @@ test('no source file of src/ or runtime/ is over 400 lines', () => {
     return lines > LIMIT ? [`${file}: ${lines} lines`] : [];
   });
   expect(over).toEqual([]);
+});
+
+test('every folder of src/ and runtime/ with source files has an index.ts, the only file other folders may import (rule other-folders-through-their-index)', () => {
+  // The migrations folders hold SQL and drizzle-kit's journal, no source file.
+  const folders = new Set(sourceFiles().map((file) => dirname(file)));
+  expect([...folders].filter((folder) => !existsSync(join(ROOT, folder, 'index.ts')))).toEqual([]);
 });
