@@ -1,7 +1,7 @@
 // What differs between Bun and Deno, as the rest of the code base uses it: serving HTTP, SQLite,
 // Worker threads, child processes, hashing, ids and timers. One implementation per platform
 // (./bun.ts), chosen once in ./index.ts; no other file of src/ or runtime/ reaches the platform's
-// own API (test/architecture.test.ts). File access goes through node:fs, which both platforms have.
+// own API (.dependency-cruiser.cjs, test/architecture.test.ts). File access goes through node:fs, which both platforms have.
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 
 export interface Platform {
@@ -12,7 +12,8 @@ export interface Platform {
   startWorker(url: URL): ThreadWorker;
   /**
    * Starts `argv` in `cwd` with exactly `env`: no standard input, standard output and error piped,
-   * and one end of a socketpair on its fd 3 (the other end is `stdio[3]`; see connectFd).
+   * and one end of a socketpair on its fd 3 (this process's end is the file descriptor `stdio[3]`; see
+   * connectFd).
    */
   spawn(argv: string[], options: { cwd: string; env: Record<string, string> }): ChildProcess;
   /** Runs `argv` to its end with an empty environment and no input or output: its exit code. Throws when it cannot start. */
