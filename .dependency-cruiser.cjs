@@ -27,9 +27,25 @@ module.exports = {
     {
       name: 'sandbox-programs-stay-apart',
       severity: 'error',
-      comment: 'What runs inside the sandbox (executor host and Worker) imports nothing of the server but the wire format and limits.',
+      comment: 'What runs inside the sandbox (executor host and Worker) imports nothing of the server but the wire format and the contract (types and limits).',
       from: { path: '^runtime/executor/(host|worker)/' },
-      to: { path: '^(src/|runtime/)', pathNot: ['^runtime/executor/(host|worker|wire)/', '^runtime/executor/(types|limits)\\.ts$'] },
+      to: { path: '^(src/|runtime/)', pathNot: '^runtime/executor/(host|worker|wire|contract)/' },
+    },
+    {
+      name: 'other-folders-through-their-index',
+      severity: 'error',
+      comment:
+        "Each folder's index.ts exports what other folders may use: an import from another folder names that folder's index.ts, never a file behind it. Imports within a folder stay direct.",
+      from: { path: '^(src|runtime|src/.+|runtime/.+)/[^/]+$' },
+      to: { path: '^(?:src|runtime)/', pathNot: ['^$1/[^/]+$', '/index\\.ts$'] },
+    },
+    {
+      name: 'bun-only-behind-the-platform-seam',
+      severity: 'error',
+      comment:
+        "Bun's own modules (bun:*, the 'bun' types, drizzle's bun-sqlite driver) are imported only by the platform seam's Bun implementation (src/core/platform/bun*.ts) and by the programs that run inside the sandbox (runtime/executor/host/, worker/), which the Deno work gives a seam of their own. The Bun global is checked by test/architecture.test.ts.",
+      from: { path: '^(src|runtime)/', pathNot: ['^src/core/platform/bun[^/]*\\.ts$', '^runtime/executor/(host|worker)/'] },
+      to: { path: ['^bun(:|$)', 'node_modules/(@types/bun|bun-types|drizzle-orm/bun-sqlite)/'] },
     },
     {
       name: 'core-imports-only-core',

@@ -11,8 +11,9 @@ import { dialectFor } from '../src/core/query/dialect/index.ts';
 import { parseListQuery } from '../src/core/query/parse/index.ts';
 import { runEventsResource } from '../src/core/query/resources/run-events.ts';
 import { type RunListOptions, runList } from '../src/core/query/run.ts';
-import { postgresRunner, sqliteRunner } from '../src/core/query/runners.ts';
-import type { SqlRunner } from '../src/core/query/types.ts';
+import { postgresRunner } from '../src/core/db/postgres/runner.ts';
+import { sqliteRunner } from '../src/core/db/sqlite/runner.ts';
+import type { SqlRunner } from '../src/core/query/model/types.ts';
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}`))?.split('=')[1];
 const BIG = Number(arg('rows') ?? 1_000_000);

@@ -1,7 +1,7 @@
 // Where api.log(...) lines go: the runtime's log, one entry per line with the Endpoint and the
 // execution it came from, at most LINES_PER_SECOND across all components (the rest are counted
 // and reported), so a chatty component cannot flood the log.
-import type { Logger } from '../src/core/log.ts';
+import type { Logger } from '../src/core/index.ts';
 
 const LINES_PER_SECOND = 100;
 

@@ -1,18 +1,13 @@
 // Builds the endpoint runtime from its parts: index (with its sync), executor, recorder, invoker.
-import type { Config } from '../src/core/config.ts';
+import { type Config, type Logger, createRedis, indexKeys } from '../src/core/index.ts';
 import type { Database } from '../src/core/db/index.ts';
-import type { CredentialResolver } from '../src/core/identity/credentials.ts';
-import type { JwtService } from '../src/core/identity/jwt.ts';
-import type { Logger } from '../src/core/log.ts';
-import { createRedis, indexKeys } from '../src/core/redis.ts';
-import { WorkspaceStore } from '../src/core/identity/workspaces.ts';
-import { buildIndexSnapshot } from '../src/core/definitions/index-snapshot.ts';
-import { currentIndexVersion } from '../src/core/definitions/index-version.ts';
+import { type CredentialResolver, type JwtService, WorkspaceStore } from '../src/core/identity/index.ts';
+import { buildIndexSnapshot, currentIndexVersion } from '../src/core/definitions/index.ts';
 import { DatabasePoll, RedisIndexSubscriber, type InProcessChannel } from '../src/core/index-channels/index.ts';
-import type { Executor } from './executor/types.ts';
-import { missingLayers } from './executor/layers-missing.ts';
-import { IndexHolder } from './index/holder.ts';
-import { IndexSync } from './index/sync.ts';
+import type { Executor } from './executor/index.ts';
+import { missingLayers } from './executor/index.ts';
+import { IndexHolder } from './index/index.ts';
+import { IndexSync } from './index/index.ts';
 import { createRecorder, type InvocationRecorder } from './recorder/index.ts';
 import { PlatformCaller } from './platform-call.ts';
 import { Invoker, type RequestTimeouts } from './invoke.ts';
@@ -31,7 +26,7 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
-  /** Bun.serve's fetch: pass the server so that a long invocation's connection is kept open. */
+  /** The server's fetch: pass the server so that a long invocation's connection is kept open. */
   fetch: (request: Request, server?: RequestTimeouts) => Response | Promise<Response>;
   index: IndexHolder;
   recorder: InvocationRecorder;

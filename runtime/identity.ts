@@ -1,12 +1,9 @@
 // Execution identity (spec, Authentication rules 1–9): who performs the operations inside the
 // component, and who api.currentUser() reports.
-import type { Principal } from '../src/core/identity/roles.ts';
-import { SYSTEM_PRINCIPAL_ID } from '../src/core/identity/roles.ts';
-import { ProblemError } from '../src/core/http/problem.ts';
-import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../src/core/definitions/settings.ts';
-import type { Rights } from '../src/core/identity/coverage.ts';
-import type { ExecutionPolicy } from '../src/core/definitions/schema.ts';
-import type { CurrentUser } from './executor/types.ts';
+import { type Principal, SYSTEM_PRINCIPAL_ID, type Rights } from '../src/core/identity/index.ts';
+import { ProblemError } from '../src/core/http/index.ts';
+import { executionAccountIdOf, executionModeOf, type EndpointSettings, type ExecutionPolicy } from '../src/core/definitions/index.ts';
+import type { CurrentUser } from './executor/contract/index.ts';
 
 export interface ExecutionIdentity {
   /** Whose roles and ACLs the inner operations use (api.platform runs as this principal). */

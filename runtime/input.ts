@@ -1,7 +1,6 @@
 // Turns an HTTP request into the component's execution input: sanitized headers and the JSON
 // body within the runtime's limits.
-import { InvalidUtf8Error, NO_BODY, readJsonText } from '../src/core/http/body.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/core/http/json-depth.ts';
+import { InvalidUtf8Error, NO_BODY, readJsonText, MAX_JSON_DEPTH, nestsDeeperThan } from '../src/core/http/index.ts';
 
 const RUNTIME_BODY_LIMIT = 1024 * 1024;
 

@@ -1,8 +1,8 @@
 // api.platform(method, path, body): a control-plane call made as the execution identity, with a
 // short-lived token minted for that identity, so the control plane's own checks decide (spec rule 5).
-import { EXECUTION_SCOPE, type JwtService } from '../src/core/identity/jwt.ts';
-import { TtlCache } from '../src/core/lib/ttl-cache.ts';
-import type { PlatformCall, PlatformReply } from './executor/types.ts';
+import { EXECUTION_SCOPE, type JwtService } from '../src/core/identity/index.ts';
+import { TtlCache } from '../src/core/lib/index.ts';
+import type { PlatformCall, PlatformReply } from './executor/contract/index.ts';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const TOKEN_TTL_SECONDS = 120;

@@ -2,9 +2,9 @@
 // to every account by DESIGN §8). The definition index judged which revision that is against the
 // account's roles and workspaces when it was built; an account that holds more by the time it
 // invokes is refused until the index built after that change (it bumps the version) judges again.
-import { covers, type Rights } from '../src/core/identity/coverage.ts';
-import { ProblemError } from '../src/core/http/problem.ts';
-import type { CompiledEndpoint } from './index/compiled.ts';
+import { covers, type Rights } from '../src/core/identity/index.ts';
+import { ProblemError } from '../src/core/http/index.ts';
+import type { CompiledEndpoint } from './index/index.ts';
 
 /** The Endpoint as it runs for `account` (another revision, perhaps), or a 403 before any execution. */
 export function asAccount(endpoint: CompiledEndpoint, account: { id: string } & Rights): CompiledEndpoint {

@@ -1,9 +1,8 @@
 // Binds the runtime to its port. drain(): stop accepting, let in-flight invocations finish (each is
 // bounded by its deadline), flush audit and statistics, then `closeRest` (executor, database).
-import type { Config } from '../src/core/config.ts';
-import type { Logger } from '../src/core/log.ts';
+import type { Config, Logger } from '../src/core/index.ts';
 import type { Runtime } from './create.ts';
-import type { Listener } from '../src/core/http/listener.ts';
+import type { Listener } from '../src/core/http/index.ts';
 
 /** Hands the bound port (src/core/http/listener.ts) to the runtime, whose 1 MiB body limit is its own. */
 export function serveRuntime(listener: Listener, runtime: Runtime, config: Config, log: Logger, options: { closeRest?: () => Promise<void>; handleSignals: boolean }) {

@@ -1,8 +1,6 @@
 // The runtime origin's fetch handler: the request target's length, health and readiness, then every
 // request is an invocation.
-import { operationId } from '../src/core/http/oid.ts';
-import { problemResponse } from '../src/core/http/problem.ts';
-import { RUNTIME_TARGET_LIMIT, targetTooLong, uriTooLong } from '../src/core/http/request-target.ts';
+import { operationId, problemResponse, RUNTIME_TARGET_LIMIT, targetTooLong, uriTooLong } from '../src/core/http/index.ts';
 import { splitUrl, type Invoker, type RequestTimeouts } from './invoke.ts';
 
 export interface RuntimeReadiness {

@@ -4,12 +4,9 @@ import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { ConfigError, type Config } from './core/config.ts';
+import { ConfigError, type Config, type Logger } from './core/index.ts';
 import type { Database } from './core/db/index.ts';
-import type { PrincipalStore } from './core/identity/principals.ts';
-import type { WorkspaceStore } from './core/identity/workspaces.ts';
-import { SYSTEM_PRINCIPAL_ID } from './core/identity/roles.ts';
-import type { Logger } from './core/log.ts';
+import { type PrincipalStore, type WorkspaceStore, SYSTEM_PRINCIPAL_ID } from './core/identity/index.ts';
 
 const ADMIN_ID_KEY = 'bootstrap.adminPrincipalId';
 

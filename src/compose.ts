@@ -2,22 +2,20 @@
 // role, and serves it. `all` is `npm start` (both origins in one process, the index announced and
 // api.platform served in-process); `control-plane` and `runtime` are the scale-out processes. The
 // only place that knows both origins: neither origin imports the other's parts.
-import { ConfigError, loadConfig, withBoundPorts, type Config } from './core/config.ts';
-import { failStart } from './lib/start-failure.ts';
-import { listen, type Listener } from './core/http/listener.ts';
-import { createLogger, type Logger } from './core/log.ts';
-import { installProcessGuards } from './lib/process-guards.ts';
+import { ConfigError, loadConfig, withBoundPorts, type Config } from './core/index.ts';
+import { failStart } from './lib/index.ts';
+import { listen, type Listener } from './core/http/index.ts';
+import { createLogger, type Logger } from './core/index.ts';
+import { installProcessGuards } from './lib/index.ts';
 import { openDatabase } from './core/db/index.ts';
-import { PrincipalStore } from './core/identity/principals.ts';
-import { CredentialResolver } from './core/identity/credentials.ts';
-import { createJwtService } from './core/identity/jwt.ts';
+import { PrincipalStore, CredentialResolver, createJwtService } from './core/identity/index.ts';
 import { jwtSecret } from './bootstrap.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
 import { scaleOutWarnings } from './scale-out.ts';
 import { createExecutor, executorOptions, missingLayers, LAYER_FIXES, type Executor } from '../runtime/executor/index.ts';
-import { createRuntime } from '../runtime/create.ts';
-import { serveRuntime } from '../runtime/serve.ts';
+import { createRuntime } from '../runtime/index.ts';
+import { serveRuntime } from '../runtime/index.ts';
 
 export const ROLES = ['all', 'control-plane', 'runtime'] as const;
 export type Role = (typeof ROLES)[number];

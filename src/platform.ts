@@ -1,45 +1,42 @@
 // The composition root: builds every part once from configuration and wires them together.
-import type { Config } from './core/config.ts';
+import { type Config, type Logger, createRedis, redisAnswers, indexKeys } from './core/index.ts';
 import { openDatabase, type Database, type Orm } from './core/db/index.ts';
-import type { PostgresOptions } from './core/db/postgres/open.ts';
-import { PrincipalStore } from './core/identity/principals.ts';
-import { WorkspaceStore } from './core/identity/workspaces.ts';
-import { GroupStore } from './core/identity/groups.ts';
-import { CredentialResolver } from './core/identity/credentials.ts';
-import { createJwtService, type JwtService } from './core/identity/jwt.ts';
-import { AccountService } from './accounts/service.ts';
-import { AgentStore } from './agents/store.ts';
-import { AgentService } from './agents/service.ts';
-import { AccountLister } from './accounts/list.ts';
-import { AgentLister } from './agents/list.ts';
+import type { PostgresOptions } from './core/db/postgres/index.ts';
+import { PrincipalStore, loadPrincipal } from './core/identity/index.ts';
+import { WorkspaceStore } from './core/identity/index.ts';
+import { GroupStore } from './core/identity/index.ts';
+import { CredentialResolver } from './core/identity/index.ts';
+import { createJwtService, type JwtService } from './core/identity/index.ts';
+import { AccountService } from './accounts/index.ts';
+import { AgentStore } from './agents/index.ts';
+import { AgentService } from './agents/index.ts';
+import { AccountLister } from './accounts/index.ts';
+import { AgentLister } from './agents/index.ts';
 import { bootstrap, jwtSecret, secretsKey, type BootstrapResult } from './bootstrap.ts';
 import { createControlPlaneApp, type ControlPlaneApp } from './app.ts';
-import type { Logger } from './core/log.ts';
-import { createRedis, redisAnswers } from './core/redis.ts';
 import { missingLayers, type Executor } from '../runtime/executor/index.ts';
 import { compileGuardSchema, lintGuardSchema } from '../runtime/guard/index.ts';
-import { EndpointStore } from './core/definitions/store.ts';
-import { TableComponentLookup } from './core/definitions/component-lookup.ts';
-import { EndpointService } from './endpoints/service.ts';
-import { EndpointSettingsService } from './endpoints/settings-service.ts';
-import { EndpointOpenApi } from './endpoints/openapi-service.ts';
-import { EndpointLister } from './endpoints/list.ts';
-import { buildIndexSnapshot } from './core/definitions/index-snapshot.ts';
-import { readSettings, saveDefaultsForNewInstance } from './core/definitions/settings.ts';
+import {
+  EndpointStore,
+  TableComponentLookup,
+  buildIndexSnapshot,
+  readSettings,
+  saveDefaultsForNewInstance,
+  bumpIndexVersion,
+  currentIndexVersion,
+} from './core/definitions/index.ts';
+import { EndpointService, EndpointSettingsService, EndpointOpenApi, EndpointLister } from './endpoints/index.ts';
 import { CompositePublisher, InProcessChannel, RedisIndexPublisher, type IndexPublisher } from './core/index-channels/index.ts';
-import { indexKeys } from './core/redis.ts';
-import { bumpIndexVersion, currentIndexVersion } from './core/definitions/index-version.ts';
-import { loadPrincipal } from './core/identity/principals.ts';
 import { ComponentService, DeploymentService, SourceChecker } from './components/index.ts';
-import { RunStore } from './runs/store.ts';
-import { RunService } from './runs/service.ts';
-import { RunEngine } from './runs/engine/engine.ts';
-import { RegistryToolHost } from './runs/tools/host.ts';
-import { openAIModel } from './runs/models/openai.ts';
-import { RunEventStreams } from './runs/stream.ts';
-import { AuditLister } from './audit/list.ts';
+import { RunStore } from './runs/index.ts';
+import { RunService } from './runs/index.ts';
+import { RunEngine } from './runs/engine/index.ts';
+import { RegistryToolHost } from './runs/tools/index.ts';
+import { openAIModel } from './runs/models/index.ts';
+import { RunEventStreams } from './runs/index.ts';
+import { AuditLister } from './audit/index.ts';
 import { SecretCipher, SecretService, SecretStore } from './secrets/index.ts';
-import { McpClients } from './runs/tools/mcp.ts';
+import { McpClients } from './runs/tools/index.ts';
 
 /** How long /readyz waits for Redis to answer a PING before it reports it not connected. */
 const REDIS_READY_PING_MS = 500;

@@ -1,7 +1,7 @@
 // What a process started alone (scale-out) should say at start: the settings it runs on that only
 // make sense when every origin runs in one process (`npm start`), so that a missing one shows in
 // the log rather than as a wrong OpenAPI `servers` entry or a refused token much later.
-import type { Config } from './core/config.ts';
+import type { Config } from './core/index.ts';
 
 export function scaleOutWarnings(role: 'control-plane' | 'runtime', config: Config, env: Record<string, string | undefined>): string[] {
   const warnings: string[] = [];

@@ -1,7 +1,7 @@
 // Binds the control plane to its port and handles shutdown signals.
 import type { Platform } from './platform.ts';
-import type { Listener } from './core/http/listener.ts';
-import type { Logger } from './core/log.ts';
+import type { Listener } from './core/http/index.ts';
+import type { Logger } from './core/index.ts';
 
 /**
  * Hands the bound port (listener.ts) to the control plane, whose 4 MiB body limit is its own.

@@ -7,7 +7,7 @@
 // Prints one line `READY {"control":port,"runtime":port,"pid":pid}` on stdout when both origins
 // answer, and shuts down cleanly (runtime drained, audit flushed, hosts stopped: the server's own
 // SIGTERM drain) on SIGTERM or when its stdin closes, so that no executor host outlives a killed bench.
-import { start } from '../../src/compose.ts';
+import { start } from '../../src/index.ts';
 
 const started = await start('all', { ...process.env, PORT: '0', RUNTIME_PORT: '0' });
 

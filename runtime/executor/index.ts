@@ -7,13 +7,10 @@ import {
   DEFAULT_MAX_HOSTS,
   DEFAULT_MEMORY_MB,
   maxWorkersPerHost,
-} from './limits.ts';
-import { assembleExecutor } from './server/executor.ts';
-import { startInProcessHost } from './server/inprocess-host.ts';
-import { commonLayers, NO_LAYERS } from './server/layers.ts';
-import { spawnProcessHost } from './server/process-host.ts';
-import { planSandbox } from './server/sandbox.ts';
-import type { Executor, ExecutorOptions } from './types.ts';
+  type Executor,
+  type ExecutorOptions,
+} from './contract/index.ts';
+import { assembleExecutor, startInProcessHost, commonLayers, NO_LAYERS, spawnProcessHost, planSandbox } from './server/index.ts';
 
 export type {
   CodeRevision,
@@ -23,8 +20,8 @@ export type {
   Executor,
   ExecutorOptions,
   PlatformCall,
-} from './types.ts';
-export { RESULT_LIMIT_BYTES } from './limits.ts';
+} from './contract/index.ts';
+export { RESULT_LIMIT_BYTES } from './contract/index.ts';
 export { executorOptions } from './options.ts';
 export { missingLayers, LAYER_FIXES } from './layers-missing.ts';
 

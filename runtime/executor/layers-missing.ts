@@ -1,6 +1,6 @@
 // Which sandbox layers process isolation lacks, and what each needs (issue #24: isolation fails
 // closed). Read by the start (refuse, or warn with COMPONENT_ISOLATION_DEGRADED=allow) and /readyz.
-import type { ExecutorStatus, SandboxLayers } from './types.ts';
+import type { ExecutorStatus, SandboxLayers } from './contract/index.ts';
 
 export const LAYER_FIXES: Record<keyof SandboxLayers, string> = {
   emptyEnv: 'hosts start with an empty environment: env must be on PATH',

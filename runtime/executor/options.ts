@@ -1,6 +1,6 @@
 // The executor's options as the platform's configuration sets them.
-import type { Config } from '../../src/core/config.ts';
-import type { ExecutorOptions } from './types.ts';
+import type { Config } from '../../src/core/index.ts';
+import type { ExecutorOptions } from './contract/index.ts';
 
 /** What the executor takes from the configuration; `spares` overrides EXECUTOR_HOSTS. */
 export function executorOptions(config: Config, log: (line: string) => void, spares = config.EXECUTOR_HOSTS): ExecutorOptions {

@@ -1,12 +1,12 @@
 // The `format` values a guard may use, registered once in TypeBox's FormatRegistry (which the
 // compiled checks call). src/core/http/validate.ts owns uuid, uri and date-time; it is imported first
 // so its definitions win and are never registered twice.
-import '../../src/core/http/validate.ts';
+import '../../src/core/http/index.ts';
 import { isIPv6 } from 'node:net';
 import { FormatRegistry } from '@sinclair/typebox';
-import { isDate, isDateTime, isTime } from '../../src/core/lib/calendar.ts';
+import { isDate, isDateTime, isTime } from '../../src/core/lib/index.ts';
 
-export { isDate, isTime } from '../../src/core/lib/calendar.ts';
+export { isDate, isTime } from '../../src/core/lib/index.ts';
 
 export const GUARD_FORMATS = ['date-time', 'date', 'time', 'email', 'uuid', 'uri', 'ipv4', 'ipv6', 'hostname'] as const;
 export type GuardFormat = (typeof GUARD_FORMATS)[number];

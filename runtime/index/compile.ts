@@ -2,9 +2,9 @@
 // Endpoint, code revisions in the executor's shape. Never runs per request.
 import { compileRouter, routeShape, ROUTE_METHODS } from '../router/index.ts';
 import { GuardCache, type CompiledGuard } from '../guard/index.ts';
-import type { CodeRevision } from '../executor/types.ts';
-import { prepareStatic, type PreparedStatic } from '../respond.ts';
-import type { IndexSnapshot, SnapshotEndpoint } from '../../src/core/definitions/index-snapshot.ts';
+import type { CodeRevision } from '../executor/contract/index.ts';
+import { prepareStatic, type PreparedStatic } from './static-response.ts';
+import type { IndexSnapshot, SnapshotEndpoint } from '../../src/core/definitions/index.ts';
 import type { CompiledEndpoint, RuntimeIndex } from './compiled.ts';
 
 export interface CompileReport {

@@ -1,12 +1,11 @@
 // The runtime's immutable, compiled view of the definition index: router, guards and code
 // revisions, built once per index version and swapped atomically.
-import type { CodeRevision, ResultSelection } from '../executor/types.ts';
+import type { CodeRevision, ResultSelection } from '../executor/contract/index.ts';
 import type { Router } from '../router/index.ts';
 import type { CompiledGuard } from '../guard/index.ts';
-import type { PreparedStatic } from '../respond.ts';
-import type { IndexSnapshot, SnapshotEndpoint } from '../../src/core/definitions/index-snapshot.ts';
-import type { EndpointSettings } from '../../src/core/definitions/settings.ts';
-import type { Rights } from '../../src/core/identity/coverage.ts';
+import type { PreparedStatic } from './static-response.ts';
+import type { IndexSnapshot, SnapshotEndpoint, EndpointSettings } from '../../src/core/definitions/index.ts';
+import type { Rights } from '../../src/core/identity/index.ts';
 
 export interface CompiledEndpoint {
   id: string;

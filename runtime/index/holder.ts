@@ -1,6 +1,6 @@
 // Holds the runtime index and swaps it atomically; a failed load keeps the last good index serving.
-import type { Logger } from '../../src/core/log.ts';
-import type { IndexSnapshot } from '../../src/core/definitions/index-snapshot.ts';
+import type { Logger } from '../../src/core/index.ts';
+import type { IndexSnapshot } from '../../src/core/definitions/index.ts';
 import type { RuntimeIndex } from './compiled.ts';
 import { compileIndex } from './compile.ts';
 import { GuardCache } from '../guard/index.ts';

@@ -2,8 +2,8 @@
 // in-process (embedded) or Redis (scale-out), and always the database version poll as the
 // backstop. It is what the channels drive: it moves the holder to a version, from a channel that
 // keeps the snapshot when one has it, else from the database (the source of truth).
-import type { Logger } from '../../src/core/log.ts';
-import type { IndexSnapshot } from '../../src/core/definitions/index-snapshot.ts';
+import type { Logger } from '../../src/core/index.ts';
+import type { IndexSnapshot } from '../../src/core/definitions/index.ts';
 import type { DatabasePoll, IndexSubscriber, IndexTarget, RedisIndexSubscriber } from '../../src/core/index-channels/index.ts';
 import type { IndexHolder } from './holder.ts';
 

@@ -2,7 +2,7 @@
 // written elsewhere; a failed write keeps what was not stored for the next attempt, and close()
 // flushes everything before the process stops.
 import type { Database } from '../../src/core/db/index.ts';
-import type { Logger } from '../../src/core/log.ts';
+import type { Logger } from '../../src/core/index.ts';
 import { BatchBuilder, restOf, type RecordBatch } from './batch.ts';
 import { claimSpilled, spillBatches } from './spill.ts';
 import type { InvocationRecord, InvocationWriter } from './types.ts';

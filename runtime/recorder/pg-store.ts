@@ -5,13 +5,15 @@
 // second; with one array per column ~9 µs and ~57k rows a second (bench/invocation-writer.ts).
 // Same rows and statistics as write.ts.
 import type postgres from 'postgres';
-import { postgresClient } from '../../src/core/db/postgres/client.ts';
+import { postgresClient } from '../../src/core/db/postgres/index.ts';
 import type { DatabaseLocation } from '../../src/core/db/index.ts';
-import { LATENCY_BOUNDS_MS } from '../../src/core/definitions/statistics.ts';
+import { LATENCY_BOUNDS_MS } from '../../src/core/statistics/index.ts';
+import { platform } from '../../src/core/platform/index.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';
 
 const CHUNK = 2048;
+const { uuidv7 } = platform;
 
 export class PostgresInvocationStore {
   private readonly sql: postgres.Sql;
@@ -76,7 +78,7 @@ function insertAudit(tx: postgres.TransactionSql, chunk: InvocationRecord[]) {
   for (let i = 0; i < n; i++) {
     const r = chunk[i]!;
     // Time-ordered ids, as the other writers make them.
-    ids[i] = Bun.randomUUIDv7('hex', r.at);
+    ids[i] = uuidv7(r.at);
     at[i] = new Date(r.at).toISOString();
     actor[i] = r.initiatorId;
     account[i] = r.executionAccountId;

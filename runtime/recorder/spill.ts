@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordBatch } from './batch.ts';
-import { processAlive } from '../../src/core/lib/process-alive.ts';
+import { processAlive } from '../../src/core/lib/index.ts';
 
 const PREFIX = 'unwritten-invocations-';
 const SUFFIX = '.jsonl';

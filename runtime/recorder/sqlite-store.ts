@@ -1,12 +1,13 @@
 // The SQLite fast path of the invocation writer thread: prepared statements on its own connection
 // (building a multi-row insert through the query builder costs ~3× the insert itself). Same rows
 // and the same statistics as write.ts; one short transaction per chunk.
-import { Database as SqliteClient, type SQLQueryBindings } from 'bun:sqlite';
-import { LATENCY_BOUNDS_MS } from '../../src/core/definitions/statistics.ts';
+import { LATENCY_BOUNDS_MS } from '../../src/core/statistics/index.ts';
+import { platform, type SqliteConnection, type SqliteValue } from '../../src/core/platform/index.ts';
 import type { InvocationRecord } from './types.ts';
 import { statisticsOf, type WriteResult } from './write.ts';
 
 const CHUNK = 512;
+const { uuidv7 } = platform;
 /** Rows per multi-row insert: fewer statement executions per row (~15% less time per row). */
 const ROWS_PER_INSERT = 64;
 const INSERT_AUDIT = `INSERT INTO audit (id, at, kind, action, actor_id, execution_account_id, resource_type, resource_id, workspace_id,
@@ -14,14 +15,14 @@ const INSERT_AUDIT = `INSERT INTO audit (id, at, kind, action, actor_id, executi
 const ROW = `(?, ?, 'invocation', 'endpoint.invoke', ?, ?, 'endpoint', ?, ?, ?, ?, ?, ?)`;
 
 /** One audit row's parameters, in ROW's order. */
-function pushRow(out: SQLQueryBindings[], r: InvocationRecord): void {
+function pushRow(out: SqliteValue[], r: InvocationRecord): void {
   // Time-ordered ids: what reads them sorts by time anyway.
-  out.push(Bun.randomUUIDv7('hex', r.at), r.at, r.initiatorId, r.executionAccountId, r.endpointId, r.workspaceId,
+  out.push(uuidv7(r.at), r.at, r.initiatorId, r.executionAccountId, r.endpointId, r.workspaceId,
     r.status, Math.round(r.durationMs), r.oid, r.executionId);
 }
 
 export class SqliteInvocationStore {
-  private readonly client: SqliteClient;
+  private readonly client: SqliteConnection;
   private readonly insertOne;
   private readonly insertMany;
   private readonly upsertStats;
@@ -29,7 +30,7 @@ export class SqliteInvocationStore {
   private readonly deleteOld;
 
   constructor(file: string) {
-    this.client = new SqliteClient(file, { strict: true });
+    this.client = platform.sqlite.open(file, { strict: true });
     this.client.exec('PRAGMA busy_timeout = 5000');
     this.client.exec('PRAGMA synchronous = NORMAL');
     this.insertOne = this.client.prepare(INSERT_AUDIT + ROW);
@@ -63,12 +64,12 @@ export class SqliteInvocationStore {
         this.client.transaction(() => {
           let j = 0;
           for (; j + ROWS_PER_INSERT <= chunk.length; j += ROWS_PER_INSERT) {
-            const args: SQLQueryBindings[] = [];
+            const args: SqliteValue[] = [];
             for (let k = j; k < j + ROWS_PER_INSERT; k++) pushRow(args, chunk[k]!);
             this.insertMany.run(...args);
           }
           for (; j < chunk.length; j++) {
-            const args: SQLQueryBindings[] = [];
+            const args: SqliteValue[] = [];
             pushRow(args, chunk[j]!);
             this.insertOne.run(...args);
           }

@@ -3,7 +3,8 @@
 // (SQLite has one per database) is never held for long.
 import { and, asc, eq, inArray, lt } from 'drizzle-orm';
 import type { Database } from '../../src/core/db/index.ts';
-import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/core/definitions/statistics.ts';
+import { platform } from '../../src/core/platform/index.ts';
+import { addStatistics, bucketOf, type StatisticsDelta } from '../../src/core/statistics/index.ts';
 import type { InvocationRecord } from './types.ts';
 
 const CHUNK = 512;
@@ -17,7 +18,7 @@ export async function writeInvocations(db: Database, records: InvocationRecord[]
       await db.write(async (q) => {
         await q.insert(db.t.audit).values(chunk.map((r) => ({
           // Time-ordered ids, as the SQLite writer makes them.
-          id: Bun.randomUUIDv7('hex', r.at),
+          id: platform.uuidv7(r.at),
           at: new Date(r.at),
           kind: 'invocation' as const,
           action: 'endpoint.invoke',

@@ -1,5 +1,5 @@
 // The invocation writer's thread: its own connection to the database, so the serving thread never
-// blocks on inserts (bun:sqlite is synchronous) nor spends its time building them. Messages:
+// blocks on inserts (SQLite is synchronous) nor spends its time building them. Messages:
 // {id, batch} in (batch.ts), {id, written, error?} out; {id, prune: {before, max}} deletes old
 // invocation rows, {id, written: deleted} out.
 import type { DatabaseLocation } from '../../src/core/db/index.ts';

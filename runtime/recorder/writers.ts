@@ -1,6 +1,7 @@
 // Where invocation records are written: on a writer thread with its own connection (file SQLite,
 // Postgres), or inline for an in-memory database, which no other connection can reach.
 import type { Database, DatabaseLocation } from '../../src/core/db/index.ts';
+import { platform } from '../../src/core/platform/index.ts';
 import { decodeBatch, type RecordBatch } from './batch.ts';
 import type { InvocationWriter } from './types.ts';
 import { pruneInvocations, writeInvocations } from './write.ts';
@@ -15,7 +16,7 @@ interface Reply {
 }
 
 export class ThreadWriter implements InvocationWriter {
-  private readonly worker = new Worker(new URL('./writer-worker.ts', import.meta.url).href);
+  private readonly worker = platform.startWorker(new URL('./writer-worker.ts', import.meta.url));
   private readonly pending = new Map<number, (reply: Reply) => void>();
   private next = 0;
 

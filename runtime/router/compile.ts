@@ -1,8 +1,6 @@
 // Builds the immutable router from route definitions: per method, a map of fully static paths
 // (answered with one lookup) and a segment tree for the rest.
-import { decodeSegment, encodeSegment, needsNormalising } from '../../src/core/definitions/route-encoding.ts';
-import { parseRoutePath } from '../../src/core/definitions/route-path.ts';
-import type { RouteSegment } from '../../src/core/definitions/route-path.ts';
+import { decodeSegment, encodeSegment, needsNormalising, parseRoutePath, type RouteSegment } from '../../src/core/definitions/index.ts';
 import { createNode, paramChild, staticChild, walk } from './tree.ts';
 import type { Leaf, Node } from './tree.ts';
 import type { RouteDefinition, RouteMatch, Router } from './types.ts';

@@ -14,4 +14,4 @@
 // - `params` has a null prototype, so a name such as `__proto__` is an ordinary own property.
 export type { RouteDefinition, RouteMatch, Router } from './types.ts';
 export { compileRouter, ROUTE_METHODS } from './compile.ts';
-export { parseRoutePath, routeShape } from '../../src/core/definitions/route-path.ts';
+export { parseRoutePath, routeShape } from '../../src/core/definitions/index.ts';

@@ -1,7 +1,7 @@
 // JSON shapes of principals, keys and groups on the accounts surface (DESIGN §2).
-import type { Principal } from '../core/identity/roles.ts';
-import type { StoredKey } from '../core/identity/principals.ts';
-import type { Group } from '../core/identity/groups.ts';
+import type { Principal } from '../core/identity/index.ts';
+import type { StoredKey } from '../core/identity/index.ts';
+import type { Group } from '../core/identity/index.ts';
 
 export function principalJson(p: Principal) {
   const base = {

@@ -3,12 +3,12 @@
 // groups are listed as their GET-one (or create) answers them, unless `fields` picks columns.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../core/db/index.ts';
-import type { GroupStore } from '../core/identity/groups.ts';
-import type { PrincipalStore } from '../core/identity/principals.ts';
-import { isAdmin, type Principal } from '../core/identity/roles.ts';
+import type { GroupStore } from '../core/identity/index.ts';
+import type { PrincipalStore } from '../core/identity/index.ts';
+import { isAdmin, type Principal } from '../core/identity/index.ts';
 import { defineResource, defineTable, parseListQueryPartly, runList, withRecords, type ListResource, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
-import * as pg from '../core/db/schema/pg.ts';
-import { workspaceScope } from '../core/query/scope.ts';
+import { pgTables as pg } from '../core/db/schema/index.ts';
+import { workspaceScope } from '../core/query/index.ts';
 import { groupJson, principalJson } from './json.ts';
 
 const workspacesResource = defineResource({

@@ -1,17 +1,23 @@
 // HTTP routes of the accounts surface: /users, /service-accounts, /api-keys, /workspaces, /groups, /me, /auth/token.
 import { Elysia } from 'elysia';
-import type { httpConventions } from '../http/plugin.ts';
-import { operation } from '../http/docs.ts';
-import { API_KEY_CLAIM, type JwtService } from '../core/identity/jwt.ts';
-import type { CredentialResolver } from '../core/identity/credentials.ts';
-import { bearerTokenOf } from '../http/plugin.ts';
+import { type httpConventions, operation, bearerTokenOf } from '../http/index.ts';
+import { API_KEY_CLAIM, type JwtService, type CredentialResolver, type Principal } from '../core/identity/index.ts';
 import type { AccountLister } from './list.ts';
-import { validBody, NO_BODY } from '../core/http/body.ts';
-import { ProblemError } from '../core/http/problem.ts';
-import type { Principal } from '../core/identity/roles.ts';
+import { validBody, NO_BODY } from '../core/http/index.ts';
+import { ProblemError } from '../core/http/index.ts';
 import { groupJson, principalJson, keyJson } from './json.ts';
 import type { AccountService } from './service.ts';
-import { ApiKeyCreate, GroupCreate, ServiceAccountCreate, ServiceAccountUpdate, TokenRequest, UserCreate, UserUpdate, WorkspaceCreate, validators } from './schema.ts';
+import {
+  ApiKeyCreate,
+  GroupCreate,
+  ServiceAccountCreate,
+  ServiceAccountUpdate,
+  TokenRequest,
+  UserCreate,
+  UserUpdate,
+  WorkspaceCreate,
+  validators,
+} from './schema.ts';
 
 const admin = { auth: { roles: ['INSTANCE_ADMIN'] as const } };
 const anyPrincipal = { auth: { roles: [] as const } };

@@ -1,7 +1,7 @@
 // Request bodies of the minimal accounts surface (DESIGN §2).
 import { Type, type Static } from '@sinclair/typebox';
-import { ROLES } from '../core/identity/roles.ts';
-import { compile } from '../core/http/validate.ts';
+import { ROLES } from '../core/identity/index.ts';
+import { compile } from '../core/http/index.ts';
 
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)), { description: 'Platform role' });
 const Uuid = Type.String({ format: 'uuid' });

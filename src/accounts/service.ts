@@ -1,18 +1,18 @@
 // The accounts surface: principals, keys, workspaces, groups. Each change is audited in its
 // transaction (DESIGN §2) and drops cached credentials.
-import type { CredentialResolver } from '../core/identity/credentials.ts';
-import type { GroupStore } from '../core/identity/groups.ts';
-import type { PrincipalChanges, PrincipalStore, StoredKey } from '../core/identity/principals.ts';
-import { isAdmin, type Principal, type PrincipalKind } from '../core/identity/roles.ts';
-import type { WorkspaceStore } from '../core/identity/workspaces.ts';
-import { isUniqueViolation } from '../core/db/errors.ts';
-import { validBody } from '../core/http/body.ts';
-import { ProblemError, forbidden, invalidQuery, notFound } from '../core/http/problem.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import type { CredentialResolver } from '../core/identity/index.ts';
+import type { GroupStore } from '../core/identity/index.ts';
+import type { PrincipalChanges, PrincipalStore, StoredKey } from '../core/identity/index.ts';
+import { isAdmin, type Principal, type PrincipalKind } from '../core/identity/index.ts';
+import type { WorkspaceStore } from '../core/identity/index.ts';
+import { isUniqueViolation } from '../core/db/index.ts';
+import { validBody } from '../core/http/index.ts';
+import { ProblemError, forbidden, invalidQuery, notFound } from '../core/http/index.ts';
+import { isUuid } from '../core/lib/index.ts';
 import { validators } from './schema.ts';
 import type { Database, Orm } from '../core/db/index.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
-import { recordChange } from '../audit/record.ts';
+import { bumpIndexVersion } from '../core/definitions/index.ts';
+import { recordChange } from '../audit/index.ts';
 import { principalJson } from './json.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
 

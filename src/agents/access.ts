@@ -1,6 +1,6 @@
 // Who may see and change an Agent (DESIGN §2, §4): 404 for the invisible, 403 for the visible but refused.
-import { hasAnyRole, inWorkspace, isAdmin, type Principal } from '../core/identity/roles.ts';
-import { notFound, forbidden } from '../core/http/problem.ts';
+import { hasAnyRole, inWorkspace, isAdmin, type Principal } from '../core/identity/index.ts';
+import { notFound, forbidden } from '../core/http/index.ts';
 import type { AgentRecord } from './record.ts';
 
 /** Visible: INSTANCE_ADMIN, or a member of the agent's workspace. */

@@ -1,7 +1,7 @@
 // The Agent plugin types of the spec (tools, component toolsets, MCP servers, skills, packages) and
 // the enumerations they share with the configuration, as TypeBox schemas (DESIGN §4).
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum, Strict, NamedRecord, JsonObject, NonEmpty, UuidList, StringList } from '../core/http/schema-blocks.ts';
+import { StringEnum, Strict, NamedRecord, JsonObject, NonEmpty, UuidList, StringList } from '../core/http/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations (exported so tests can try every member)

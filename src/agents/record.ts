@@ -38,4 +38,4 @@ export const agentJson = (a: AgentRecord) => ({
   updatedAt: a.updatedAt.toISOString(),
 });
 
-export { etagOf } from '../core/http/etag.ts';
+export { etagOf } from '../core/http/index.ts';

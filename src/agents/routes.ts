@@ -1,7 +1,6 @@
 // HTTP routes for Agents: create, list, get, PATCH (the spec's update operation), delete.
 import { Elysia } from 'elysia';
-import type { httpConventions } from '../http/plugin.ts';
-import { operation } from '../http/docs.ts';
+import { type httpConventions, operation } from '../http/index.ts';
 import { AgentCreateBody, AgentUpdateBody } from './schema.ts';
 import { agentJson, etagOf } from './record.ts';
 import type { AgentService } from './service.ts';

@@ -1,7 +1,7 @@
 // Agent body rules TypeBox cannot express (DESIGN §4): metadata size and reserved keys, the
 // cross-field plugin rules and the enabled-model check, each reported as a pointed violation.
-import type { ProblemCode, Violation } from '../core/http/problem.ts';
-import { plainHttpRefusal } from '../core/lib/loopback.ts';
+import type { ProblemCode, Violation } from '../core/http/index.ts';
+import { plainHttpRefusal } from '../core/lib/index.ts';
 import {
   agentCreateValidator,
   agentUpdateValidator,

@@ -2,8 +2,7 @@
 // the configuration, the policy and the request bodies; plugins are in ./plugin-schema.ts.
 // `default` values are documentation only: the app stores what the client sent, never a filled-in copy.
 import { Type, type Static } from '@sinclair/typebox';
-import { compile } from '../core/http/validate.ts';
-import { StringEnum, Strict, NamedRecord, JsonObject, Uuid, NonEmpty, UuidList, StringList } from '../core/http/schema-blocks.ts';
+import { compile, StringEnum, Strict, NamedRecord, JsonObject, Uuid, NonEmpty, UuidList, StringList } from '../core/http/index.ts';
 import { AgentEnums, AgentPluginConfig } from './plugin-schema.ts';
 
 export { AgentEnums, AgentPluginConfig, MCP_URL_MAX_LENGTH } from './plugin-schema.ts';

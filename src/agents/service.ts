@@ -1,22 +1,22 @@
 // Agent operations with their rules: visibility, ownership, lifecycle, references, optimistic locking;
 // each change is audited in its transaction.
-import type { Principal } from '../core/identity/roles.ts';
-import type { PrincipalStore } from '../core/identity/principals.ts';
-import type { GroupStore } from '../core/identity/groups.ts';
-import { ProblemError, notFound, type Violation } from '../core/http/problem.ts';
-import { validBody } from '../core/http/body.ts';
-import { assertIfMatch, preconditionFailed } from '../core/http/etag.ts';
-import { inWorkspace, isAdmin } from '../core/identity/roles.ts';
-import { creationWorkspace, type WorkspaceStore } from '../core/identity/workspaces.ts';
-import { isUuid } from '../core/lib/ids.ts';
-import { actAsRefusal } from '../core/identity/act-as.ts';
+import type { Principal } from '../core/identity/index.ts';
+import type { PrincipalStore } from '../core/identity/index.ts';
+import type { GroupStore } from '../core/identity/index.ts';
+import { ProblemError, notFound, type Violation } from '../core/http/index.ts';
+import { validBody } from '../core/http/index.ts';
+import { assertIfMatch, preconditionFailed } from '../core/http/index.ts';
+import { inWorkspace, isAdmin } from '../core/identity/index.ts';
+import { creationWorkspace, type WorkspaceStore } from '../core/identity/index.ts';
+import { isUuid } from '../core/lib/index.ts';
+import { actAsRefusal } from '../core/identity/index.ts';
 import { agentCreateValidator, agentUpdateValidator, type AgentCreateBody, type AgentUpdateBody } from './schema.ts';
 import { agentRuleViolations, stripIgnoredFields } from './rules.ts';
 import { assertCanRead, assertCanWrite, assertVisible } from './access.ts';
 import type { AgentChanges, AgentStore } from './store.ts';
 import type { AgentRecord, OwnerType } from './record.ts';
 import type { Database, Orm } from '../core/db/index.ts';
-import { recordChange } from '../audit/record.ts';
+import { recordChange } from '../audit/index.ts';
 
 export interface AgentServiceDeps {
   /** Every change commits in one transaction with its audit row. */

@@ -3,7 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database, Orm } from '../core/db/index.ts';
 import type { AgentRecord } from './record.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import { isUuid } from '../core/lib/index.ts';
 
 export type AgentChanges = Partial<Pick<AgentRecord, 'name' | 'desc' | 'status' | 'ownerId' | 'ownerType' | 'serviceAccountUserId' | 'metadata' | 'config' | 'policy'>>;
 

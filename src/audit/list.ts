@@ -2,12 +2,10 @@
 // INSTANCE_ADMIN sees everything; ENDPOINT_ADMIN and COMPONENT_ADMIN see their workspaces' rows.
 import { Elysia } from 'elysia';
 import type { Database } from '../core/db/index.ts';
-import type { Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
-import * as pg from '../core/db/schema/pg.ts';
-import { listInWorkspaces } from '../core/query/scope.ts';
-import type { httpConventions } from '../http/plugin.ts';
-import { operation } from '../http/docs.ts';
+import type { Principal } from '../core/identity/index.ts';
+import { defineResource, defineTable, type ListResult, fieldsOf, tableName, listInWorkspaces } from '../core/query/index.ts';
+import { pgTables as pg } from '../core/db/schema/index.ts';
+import { type httpConventions, operation } from '../http/index.ts';
 
 const auditTable = defineTable({
   name: tableName(pg.audit),

@@ -1,6 +1,6 @@
 // Audit of control-plane changes (who, what, when, before/after version), written in the change's transaction.
 import type { Database, Orm } from '../core/db/index.ts';
-import type { Principal } from '../core/identity/roles.ts';
+import type { Principal } from '../core/identity/index.ts';
 
 /** What a control-plane change is made to (DESIGN §2: every change is an audit row). */
 type ResourceType =

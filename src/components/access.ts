@@ -1,8 +1,8 @@
 // Who may see and change a component (DESIGN §2): 404 for the invisible (another workspace),
 // 403 for the visible but refused.
-import { isUuid } from '../core/lib/ids.ts';
-import { hasAnyRole, inWorkspace, type Principal } from '../core/identity/roles.ts';
-import { forbidden, notFound } from '../core/http/problem.ts';
+import { isUuid } from '../core/lib/index.ts';
+import { hasAnyRole, inWorkspace, type Principal } from '../core/identity/index.ts';
+import { forbidden, notFound } from '../core/http/index.ts';
 import type { Database } from '../core/db/index.ts';
 import type { ComponentRecord } from './record.ts';
 import type { ComponentStore } from './store.ts';

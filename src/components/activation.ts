@@ -3,7 +3,7 @@
 // bound to latest), and the definition index version is bumped there too. The caller publishes
 // the returned version after commit.
 import type { Database, Orm } from '../core/db/index.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import { bumpIndexVersion } from '../core/definitions/index.ts';
 import type { ComponentRecord, RevisionRecord } from './record.ts';
 import type { RevisionStore } from './revisions.ts';
 

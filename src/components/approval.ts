@@ -1,12 +1,10 @@
 // Approving a revision to run as the service accounts the approver's rights cover (./approval-rule.ts),
 // inside the caller's transaction: recorded in the audit trail, and the definition index version
 // moves so that runtimes pick it up. An approval the same principal gave already changes nothing.
-import type { Principal } from '../core/identity/roles.ts';
-import { recordChange } from '../audit/record.ts';
+import type { Principal } from '../core/identity/index.ts';
+import { recordChange } from '../audit/index.ts';
 import type { Database, Orm } from '../core/db/index.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
-import type { Approval } from '../core/definitions/approval-rule.ts';
-import type { ApprovalStore } from '../core/definitions/approvals.ts';
+import { bumpIndexVersion, type Approval, type ApprovalStore } from '../core/definitions/index.ts';
 import type { ComponentRecord } from './record.ts';
 
 /** The new index version, or null when the approval was there already. */

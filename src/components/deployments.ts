@@ -2,21 +2,17 @@
 // request (the transpiled module is loaded in the executor's sandbox, which checks the default
 // export), and finishes `ready` or `failed` with its reason. Activating a ready attempt selects
 // its revision; activating an earlier ready one is the rollback. Saving code never does either.
-import type { Database } from '../core/db/index.ts';
-import type { Principal } from '../core/identity/roles.ts';
-import type { Logger } from '../core/log.ts';
-import { ProblemError, notFound } from '../core/http/problem.ts';
-import { validBody } from '../core/http/body.ts';
-import { recordChange } from '../audit/record.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import { type Database, lockRow } from '../core/db/index.ts';
+import type { Principal } from '../core/identity/index.ts';
+import type { Logger } from '../core/index.ts';
+import { ProblemError, notFound, validBody } from '../core/http/index.ts';
+import { recordChange } from '../audit/index.ts';
+import { bumpIndexVersion, approvalBy, ApprovalStore } from '../core/definitions/index.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
 import { validators } from './schema.ts';
 import { assertId, loadComponent } from './access.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
 import { approveIn } from './approval.ts';
-import { approvalBy } from '../core/definitions/approval-rule.ts';
-import { ApprovalStore } from '../core/definitions/approvals.ts';
-import { lockRow } from '../core/db/row-lock.ts';
 import { ComponentStore } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { DeploymentStore } from './deployment-store.ts';

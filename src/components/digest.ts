@@ -3,7 +3,7 @@
 // meaning gives an equal digest.
 import { createHash } from 'node:crypto';
 import type { ComponentContent } from './record.ts';
-import { canonicalJson } from '../core/lib/canonical-json.ts';
+import { canonicalJson } from '../core/lib/index.ts';
 
 export function contentDigest(content: ComponentContent): string {
   return `sha256:${createHash('sha256').update(canonicalJson(content), 'utf8').digest('hex')}`;

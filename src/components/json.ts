@@ -1,6 +1,6 @@
 // The JSON shapes of components, revisions and deployments (DESIGN §7): timestamps as ISO strings.
-import type { Principal } from '../core/identity/roles.ts';
-import { administratorApproval, type Approval } from '../core/definitions/approval-rule.ts';
+import type { Principal } from '../core/identity/index.ts';
+import { administratorApproval, type Approval } from '../core/definitions/index.ts';
 import type { ComponentContent, ComponentView, DeploymentRecord, RevisionRecord } from './record.ts';
 
 /** The content fields of a revision as the API shows them (the kind is the component's). */

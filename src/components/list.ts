@@ -2,10 +2,10 @@
 // an explicit projection each row is the full record (a component with its latest and active
 // revisions, a revision with its content); with `fields`/`groupBy`/`distinct` rows are as selected.
 import type { Database } from '../core/db/index.ts';
-import { isAdmin, type Principal } from '../core/identity/roles.ts';
+import { isAdmin, type Principal } from '../core/identity/index.ts';
 import { defineResource, defineTable, parseListQueryPartly, runList, withRecords, type ListResource, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
-import * as pg from '../core/db/schema/pg.ts';
-import { listInWorkspaces } from '../core/query/scope.ts';
+import { pgTables as pg } from '../core/db/schema/index.ts';
+import { listInWorkspaces } from '../core/query/index.ts';
 
 const revisionsTable = defineTable({
   name: tableName(pg.componentRevisions),

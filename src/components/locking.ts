@@ -1,7 +1,6 @@
 // Optimistic locking of components, with the agents' rules (DESIGN §4): `version` in the body
 // (409 VERSION_CONFLICT) and `If-Match: "<version>"` (412), both carrying `currentVersion`.
-import { assertIfMatch } from '../core/http/etag.ts';
-import { ProblemError } from '../core/http/problem.ts';
+import { assertIfMatch, ProblemError } from '../core/http/index.ts';
 
 export const versionConflict = (currentVersion: number) =>
   new ProblemError(409, 'VERSION_CONFLICT', `The component is at version ${currentVersion}`, { extra: { currentVersion } });

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import type { Database, Orm } from '../core/db/index.ts';
 import type { ComponentRecord, RevisionRecord } from './record.ts';
 import { RevisionStore } from './revisions.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import { isUuid } from '../core/lib/index.ts';
 
 
 export interface ResolvedRevision {

@@ -1,7 +1,6 @@
 // HTTP routes of Components and their deployments (DESIGN §7), mounted under /api/v1.
 import { Elysia } from 'elysia';
-import type { httpConventions } from '../http/plugin.ts';
-import { operation } from '../http/docs.ts';
+import { type httpConventions, operation } from '../http/index.ts';
 import { ComponentCreateBody, ComponentUpdateBody, DeploymentCreateBody } from './schema.ts';
 import { componentJson, deploymentJson, etagOf, revisionJson } from './json.ts';
 import { READ_ROLES, WRITE_ROLES } from './access.ts';

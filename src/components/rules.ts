@@ -1,6 +1,6 @@
 // Body rules beyond the schema (DESIGN §7): which content fields a kind takes, unique element and
 // result names, and no NUL characters. Safe on any parsed JSON, so it runs beside the schema check.
-import type { Violation } from '../core/http/problem.ts';
+import type { Violation } from '../core/http/index.ts';
 import { COMPONENT_KINDS, type ComponentKind } from './record.ts';
 
 type JsonRecord = Record<string, unknown>;

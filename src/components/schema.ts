@@ -1,7 +1,7 @@
 // Request bodies of components and deployments as TypeBox schemas (DESIGN §7), compiled once at load.
 // Which content fields a kind takes is checked in ./rules.ts, so one body schema serves every kind.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { compile } from '../core/http/validate.ts';
+import { compile } from '../core/http/index.ts';
 import { COMPONENT_KINDS } from './record.ts';
 
 /** Element and result names: identifiers, so code can name them as `results.name`. */

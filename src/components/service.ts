@@ -1,13 +1,10 @@
 // Component operations with their rules (DESIGN §7): create, read, PATCH with optimistic locking
 // (changed content saves a new immutable revision, identical content none), delete unless
 // something depends on it, and the revision history.
-import type { Database, Orm } from '../core/db/index.ts';
-import { inWorkspace, type Principal } from '../core/identity/roles.ts';
-import { creationWorkspace, WorkspaceStore } from '../core/identity/workspaces.ts';
-import { ProblemError, notFound } from '../core/http/problem.ts';
-import { validBody } from '../core/http/body.ts';
-import { isForeignKeyViolation } from '../core/db/errors.ts';
-import { recordChange } from '../audit/record.ts';
+import { type Database, type Orm, isForeignKeyViolation, lockRow } from '../core/db/index.ts';
+import { inWorkspace, type Principal, creationWorkspace, WorkspaceStore } from '../core/identity/index.ts';
+import { ProblemError, notFound, validBody, preconditionFailed } from '../core/http/index.ts';
+import { recordChange } from '../audit/index.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
 import { validators, type ComponentUpdateBody } from './schema.ts';
 import { createRuleViolations, updateRuleViolations } from './rules.ts';
@@ -16,14 +13,10 @@ import { contentDigest } from './digest.ts';
 import type { SourceChecker } from './source-checker.ts';
 import { assertCanRead, assertCanWrite, assertId, loadComponent } from './access.ts';
 import { assertPreconditions, versionConflict } from './locking.ts';
-import { preconditionFailed } from '../core/http/etag.ts';
-import { lockRow } from '../core/db/row-lock.ts';
 import { findDependents } from './dependents.ts';
 import { Activation, type ActiveRevisionHook } from './activation.ts';
 import { approveIn } from './approval.ts';
-import { approvalBy } from '../core/definitions/approval-rule.ts';
-import { ApprovalStore } from '../core/definitions/approvals.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import { approvalBy, ApprovalStore, bumpIndexVersion } from '../core/definitions/index.ts';
 import { ComponentStore, type ComponentChanges } from './store.ts';
 import { RevisionStore } from './revisions.ts';
 import { listComponents, listOfComponent, revisionsResource } from './list.ts';

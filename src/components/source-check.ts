@@ -3,7 +3,7 @@
 // for code, the line and column in the message. Code is parsed, never transpiled or run, here: a
 // node module is transpiled and loaded in the executor's sandbox when it is deployed. These pure
 // checks run on a thread of their own with a time limit (./source-checker.ts).
-import type { Violation } from '../core/http/problem.ts';
+import type { Violation } from '../core/http/index.ts';
 import { describeAt } from './build-errors.ts';
 import { functionBodyErrors } from './function-body.ts';
 import { moduleErrors } from './node-module.ts';

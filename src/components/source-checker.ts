@@ -3,7 +3,8 @@
 // of nested `<T>(` take Babel's TypeScript plugin 2^n steps) would otherwise hold the event loop,
 // and with it both origins of `npm start`. Past the limit the thread is ended and the content is
 // refused (422 SOURCE_INVALID); the next check starts a fresh thread.
-import { ProblemError, type Violation } from '../core/http/problem.ts';
+import { ProblemError, type Violation } from '../core/http/index.ts';
+import { platform, type ThreadWorker } from '../core/platform/index.ts';
 import type { ComponentContent } from './record.ts';
 
 export type CheckRequest =
@@ -16,7 +17,7 @@ const CHECK_LIMIT_MS = 10_000;
 const pointerOf = (content: ComponentContent): string => (content.kind === 'node' ? '/source' : content.kind === 'lowcode' ? '/elements' : '/schema');
 
 export class SourceChecker {
-  private worker: Worker | null = null;
+  private worker: ThreadWorker | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly limitMs = CHECK_LIMIT_MS) {}
@@ -89,8 +90,8 @@ export class SourceChecker {
     });
   }
 
-  private start(): Worker {
-    const worker = new Worker(new URL('./source-check-worker.ts', import.meta.url).href);
+  private start(): ThreadWorker {
+    const worker = platform.startWorker(new URL('./source-check-worker.ts', import.meta.url));
     worker.unref();
     return worker;
   }

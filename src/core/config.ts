@@ -1,7 +1,7 @@
 // Configuration: read once from the environment, validated with TypeBox (DESIGN §1).
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { compile } from './http/validate.ts';
+import { compile } from './http/index.ts';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 

@@ -1,12 +1,19 @@
 // Contract validation of an Endpoint definition (issue 4 item 4): is everything it names usable,
 // and is its response mode consistent? Errors block activation; warnings are advice.
-import type { Principal } from '../core/identity/roles.ts';
+import type { Principal, Rights } from '../core/identity/index.ts';
 import type { Orm } from '../core/db/index.ts';
-import type { Rights } from '../core/identity/coverage.ts';
-import type { ComponentKind, ComponentLookup, ResolvedRevision } from '../core/definitions/component-lookup.ts';
-import type { ContractIssue, ContractStatus, EndpointRecord } from '../core/definitions/schema.ts';
-import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
-import { executionAccountIdOf, executionModeOf, type EndpointSettings } from '../core/definitions/settings.ts';
+import {
+  type ComponentKind,
+  type ComponentLookup,
+  type ResolvedRevision,
+  type ContractIssue,
+  type ContractStatus,
+  type EndpointRecord,
+  staticHeaderViolations,
+  executionAccountIdOf,
+  executionModeOf,
+  type EndpointSettings,
+} from '../core/definitions/index.ts';
 
 
 interface GuardCompiler {

@@ -1,5 +1,5 @@
 // The Endpoint as the API returns it.
-import type { EndpointRecord } from '../core/definitions/schema.ts';
+import type { EndpointRecord } from '../core/definitions/index.ts';
 
 export function endpointJson(e: EndpointRecord) {
   const { createdAt, updatedAt, ...rest } = e;

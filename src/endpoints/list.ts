@@ -1,10 +1,9 @@
 // GET /api/v1/endpoints through the list engine. Rows come back in the definition's API shape:
 // the stored `definition` document is spread into the row when it is selected.
 import type { Database } from '../core/db/index.ts';
-import type { Principal } from '../core/identity/roles.ts';
-import { defineResource, defineTable, type ListResult, fieldsOf, tableName } from '../core/query/index.ts';
-import * as pg from '../core/db/schema/pg.ts';
-import { listInWorkspaces } from '../core/query/scope.ts';
+import type { Principal } from '../core/identity/index.ts';
+import { defineResource, defineTable, type ListResult, fieldsOf, tableName, listInWorkspaces } from '../core/query/index.ts';
+import { pgTables as pg } from '../core/db/schema/index.ts';
 
 const endpointsTable = defineTable({
   name: tableName(pg.endpoints),

@@ -1,13 +1,10 @@
 // Serves the generated OpenAPI documents: the active Endpoints the caller may see, with output
 // schemas taken from node components' declared results where known.
 import type { Database } from '../core/db/index.ts';
-import { isAdmin, type Principal } from '../core/identity/roles.ts';
-import { notFound } from '../core/http/problem.ts';
+import { isAdmin, type Principal } from '../core/identity/index.ts';
+import { notFound } from '../core/http/index.ts';
 import { buildEndpointsOpenApi, type OpenApiEndpoint } from './openapi.ts';
-import { activeEndpoints } from '../core/definitions/index-snapshot.ts';
-import type { TableComponentLookup } from '../core/definitions/component-lookup.ts';
-import type { EndpointRecord } from '../core/definitions/schema.ts';
-import type { EndpointStore } from '../core/definitions/store.ts';
+import { activeEndpoints, type TableComponentLookup, type EndpointRecord, type EndpointStore } from '../core/definitions/index.ts';
 
 export class EndpointOpenApi {
   constructor(

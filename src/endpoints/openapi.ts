@@ -1,10 +1,20 @@
 // Generates the OpenAPI 3.1 document of the active Endpoints, served by
 // GET /api/v1/endpoints/openapi and GET /api/v1/endpoints/{endpointId}/openapi (DESIGN §8).
-import type { EndpointRecord } from '../core/definitions/schema.ts';
-import { buildOperation } from './openapi/operation.ts';
-import { operationIds, paramNames, shapeOf, splitPath, templateOf, type PathSegment } from './openapi/paths.ts';
-import { responseComponents } from './openapi/responses.ts';
-import { LEGACY_RESULTS_SCHEMA, PROBLEM_SCHEMA, SchemaComponents, type JsonObject } from './openapi/schemas.ts';
+import type { EndpointRecord } from '../core/definitions/index.ts';
+import {
+  buildOperation,
+  operationIds,
+  paramNames,
+  shapeOf,
+  splitPath,
+  templateOf,
+  type PathSegment,
+  responseComponents,
+  LEGACY_RESULTS_SCHEMA,
+  PROBLEM_SCHEMA,
+  SchemaComponents,
+  type JsonObject,
+} from './openapi/index.ts';
 
 export interface OpenApiEndpoint {
   record: EndpointRecord;

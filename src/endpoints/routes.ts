@@ -1,14 +1,13 @@
 // HTTP routes under /api/v1/endpoints: definitions, activation, validation, settings, statistics, OpenAPI.
 import { Elysia } from 'elysia';
-import type { httpConventions } from '../http/plugin.ts';
-import { operation } from '../http/docs.ts';
-import { etagOf } from '../core/http/etag.ts';
+import { type httpConventions, operation } from '../http/index.ts';
+import { etagOf } from '../core/http/index.ts';
 import type { Database } from '../core/db/index.ts';
-import { EndpointCreateBody, EndpointSettingsBody, EndpointUpdateBody } from '../core/definitions/schema.ts';
+import { EndpointCreateBody, EndpointSettingsBody, EndpointUpdateBody } from '../core/definitions/index.ts';
+import { readStatistics } from '../core/statistics/index.ts';
 import { endpointJson } from './json.ts';
 import type { EndpointService } from './service.ts';
 import type { EndpointSettingsService } from './settings-service.ts';
-import { readStatistics } from '../core/definitions/statistics.ts';
 import type { EndpointOpenApi } from './openapi-service.ts';
 import type { EndpointLister } from './list.ts';
 

@@ -2,24 +2,32 @@
 // route-conflict detection, contract validation, delete; each runtime-affecting change bumps the
 // index version in its transaction and is published after the commit.
 import { eq } from 'drizzle-orm';
-import { isUuid } from '../core/lib/ids.ts';
-import type { Database, Orm } from '../core/db/index.ts';
-import { assertIfMatch } from '../core/http/etag.ts';
-import { inWorkspace, isAdmin, type Principal } from '../core/identity/roles.ts';
-import { creationWorkspace, WorkspaceStore } from '../core/identity/workspaces.ts';
-import { recordChange } from '../audit/record.ts';
-import { isUniqueViolation } from '../core/db/errors.ts';
-import { validBody } from '../core/http/body.ts';
-import { ProblemError, notFound, type Violation } from '../core/http/problem.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import { isUuid } from '../core/lib/index.ts';
+import { type Database, type Orm, isUniqueViolation } from '../core/db/index.ts';
+import { assertIfMatch, validBody, ProblemError, notFound, type Violation } from '../core/http/index.ts';
+import {
+  inWorkspace,
+  isAdmin,
+  type Principal,
+  creationWorkspace,
+  WorkspaceStore,
+  actAsRefusal,
+  ownedAgentWorkspaces,
+} from '../core/identity/index.ts';
+import { recordChange } from '../audit/index.ts';
+import {
+  bumpIndexVersion,
+  endpointShape,
+  pathViolations,
+  staticHeaderViolations,
+  validators,
+  type ContractStatus,
+  type EndpointRecord,
+  type EndpointUpdateBody,
+  type EndpointStore,
+} from '../core/definitions/index.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
 import { validateContract, type ContractDeps } from './contract.ts';
-import { pathViolations, routeShape } from '../core/definitions/path.ts';
-import { staticHeaderViolations } from '../core/definitions/static-headers.ts';
-import { validators, type ContractStatus, type EndpointRecord, type EndpointUpdateBody } from '../core/definitions/schema.ts';
-import type { EndpointStore } from '../core/definitions/store.ts';
-import { actAsRefusal } from '../core/identity/act-as.ts';
-import { ownedAgentWorkspaces } from '../core/identity/ownership.ts';
 
 export interface EndpointServiceDeps {
   db: Database;
@@ -176,7 +184,7 @@ export class EndpointService {
     } catch (error) {
       // The partial unique index on active shapes settles races the pre-check cannot see.
       if (isUniqueViolation(error)) {
-        const other = await db.read((q) => store.activeWithShape(q, routeShape(next.method, next.path)));
+        const other = await db.read((q) => store.activeWithShape(q, endpointShape(next.method, next.path)));
         throw routeConflict(other?.id ?? null);
       }
       throw error;
@@ -184,7 +192,7 @@ export class EndpointService {
   }
 
   private async assertNoRouteConflict(q: Orm, next: EndpointRecord): Promise<void> {
-    const other = await this.deps.store.activeWithShape(q, routeShape(next.method, next.path));
+    const other = await this.deps.store.activeWithShape(q, endpointShape(next.method, next.path));
     if (other && other.id !== next.id) throw routeConflict(other.id);
   }
 

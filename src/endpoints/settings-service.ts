@@ -1,14 +1,17 @@
 // GET/PUT/DELETE /api/v1/endpoints/settings: the instance's Endpoint execution defaults.
 import type { Database } from '../core/db/index.ts';
-import type { Principal } from '../core/identity/roles.ts';
-import { loadPrincipal } from '../core/identity/principals.ts';
-import { recordChange } from '../audit/record.ts';
-import { validBody } from '../core/http/body.ts';
-import { ProblemError, type Violation } from '../core/http/problem.ts';
-import { bumpIndexVersion } from '../core/definitions/index-version.ts';
+import { type Principal, loadPrincipal } from '../core/identity/index.ts';
+import { recordChange } from '../audit/index.ts';
+import { validBody, ProblemError, type Violation } from '../core/http/index.ts';
+import {
+  bumpIndexVersion,
+  validators,
+  deleteSettings,
+  readSettings,
+  writeSettings,
+  type EndpointSettings,
+} from '../core/definitions/index.ts';
 import type { IndexPublisher } from '../core/index-channels/index.ts';
-import { validators } from '../core/definitions/schema.ts';
-import { deleteSettings, readSettings, writeSettings, type EndpointSettings } from '../core/definitions/settings.ts';
 
 export class EndpointSettingsService {
   constructor(private readonly db: Database, private readonly publisher: IndexPublisher) {}

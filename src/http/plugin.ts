@@ -3,15 +3,21 @@
 // `auth` macro that resolves the principal once per request and checks the roles a route declares.
 import { Elysia } from 'elysia';
 import { bearer } from '@elysiajs/bearer';
-import { isUuid } from '../core/lib/ids.ts';
-import type { CredentialResolver } from '../core/identity/credentials.ts';
-import { hasAnyRole, type Principal, type Role } from '../core/identity/roles.ts';
-import { operationId } from '../core/http/oid.ts';
-import { NO_BODY, readJsonBody } from '../core/http/body.ts';
+import { isUuid } from '../core/lib/index.ts';
+import { type CredentialResolver, hasAnyRole, type Principal, type Role } from '../core/identity/index.ts';
+import {
+  operationId,
+  NO_BODY,
+  readJsonBody,
+  ProblemError,
+  databaseUnavailable,
+  problemResponse,
+  CONTROL_PLANE_TARGET_LIMIT,
+  targetTooLong,
+  uriTooLong,
+} from '../core/http/index.ts';
 import type { AllowedMethods } from './allowed-methods.ts';
-import { ProblemError, databaseUnavailable, problemResponse } from '../core/http/problem.ts';
-import { CONTROL_PLANE_TARGET_LIMIT, targetTooLong, uriTooLong } from '../core/http/request-target.ts';
-import { isDatabaseUnavailable } from '../core/db/errors.ts';
+import { isDatabaseUnavailable } from '../core/db/index.ts';
 
 export interface AuthRequirement {
   /** Any one of these roles (INSTANCE_ADMIN always passes). Empty: any authenticated principal. */

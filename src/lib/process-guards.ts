@@ -1,7 +1,7 @@
 // A stray rejection or exception outside any request (a timer, a client's event handler) is logged
 // and the process keeps serving: no single request or background hiccup takes an origin down.
 import { maxHeaderSize } from 'node:http';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../core/index.ts';
 
 /** What the start scripts give Bun (--max-http-header-size): a list query of 1000 values fits. */
 const HEADER_LIMIT_BYTES = 131_072;

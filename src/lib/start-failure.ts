@@ -3,7 +3,8 @@
 // what the start had already set up (executor hosts and their private copy of Bun under /tmp).
 // The process must end either way: the process guards would otherwise keep alive a process that
 // serves nothing.
-import { ConfigError } from '../core/config.ts';
+import { ConfigError } from '../core/index.ts';
+import { platform } from '../core/platform/index.ts';
 
 /** How long undoing a failed start may take before the process exits anyway. */
 const CLEANUP_LIMIT_MS = 5_000;
@@ -13,6 +14,6 @@ export async function failStart(error: unknown, undo: (() => Promise<void>) | un
   // executor hosts by then, like any other failure.
   if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
   else process.stderr.write(`start failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  if (undo) await Promise.race([undo().catch(() => {}), Bun.sleep(CLEANUP_LIMIT_MS)]);
+  if (undo) await Promise.race([undo().catch(() => {}), platform.sleep(CLEANUP_LIMIT_MS)]);
   process.exit(error instanceof ConfigError ? 2 : 1);
 }

@@ -4,13 +4,13 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { Type } from '@sinclair/typebox';
 import type { Database, Orm } from '../core/db/index.ts';
-import type { Principal } from '../core/identity/roles.ts';
-import { isAdmin } from '../core/identity/roles.ts';
-import { ProblemError, notFound } from '../core/http/problem.ts';
-import { compile } from '../core/http/validate.ts';
-import { isUuid } from '../core/lib/ids.ts';
-import type { AgentRecord } from '../agents/record.ts';
-import { isOwner } from '../agents/access.ts';
+import type { Principal } from '../core/identity/index.ts';
+import { isAdmin } from '../core/identity/index.ts';
+import { ProblemError, notFound } from '../core/http/index.ts';
+import { compile } from '../core/http/index.ts';
+import { isUuid } from '../core/lib/index.ts';
+import type { AgentRecord } from '../agents/index.ts';
+import { isOwner } from '../agents/index.ts';
 
 type ApprovalRow = Database['t']['approvals']['$inferSelect'];
 export type ApprovalStatus = ApprovalRow['status'];

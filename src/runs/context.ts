@@ -1,8 +1,8 @@
 // The context a tick gives the model (DESIGN §5 "A tick"), in this order: the platform's runtime
 // policy, the operator's definition, persona and work mode, system instructions, skill and package
 // content, recalled memory, and the run's conversation. Only sections with content are present.
-import type { AgentRecord } from '../agents/record.ts';
-import type { AgentPluginConfig } from '../agents/plugin-schema.ts';
+import type { AgentRecord } from '../agents/index.ts';
+import type { AgentPluginConfig } from '../agents/index.ts';
 
 type SectionName = 'policy' | 'definition' | 'persona' | 'workMode' | 'systemInstructions' | 'skills' | 'memory' | 'conversation';
 

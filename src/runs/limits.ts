@@ -1,6 +1,6 @@
 // The run-time limits an agent's config and policy set (DESIGN §5 Scheduling): the lower of the
 // config's value (else its default) and the policy's when it sets one.
-import type { AgentRecord } from '../agents/record.ts';
+import type { AgentRecord } from '../agents/index.ts';
 
 export interface RunLimits {
   maxActiveRootRuns: number;

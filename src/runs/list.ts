@@ -3,7 +3,7 @@
 // `fields` (or groupBy) it answers what was asked for.
 import type { Database } from '../core/db/index.ts';
 import { defineResource, defineTable, fieldsOf, parseListQueryPartly, runList, tableName, type ListResult } from '../core/query/index.ts';
-import * as pg from '../core/db/schema/pg.ts';
+import { pgTables as pg } from '../core/db/schema/index.ts';
 import { runJson } from './record.ts';
 import type { RunStore } from './store.ts';
 

@@ -1,7 +1,6 @@
 // HTTP routes for runs: start, read, cancel, and the spec's run-events list.
 import { Elysia } from 'elysia';
-import type { httpConventions } from '../http/plugin.ts';
-import { operation } from '../http/docs.ts';
+import { type httpConventions, operation } from '../http/index.ts';
 import { runJson } from './record.ts';
 import { RunCreateBody, type RunService } from './service.ts';
 import { ApprovalResolveBody } from './approvals.ts';

@@ -1,31 +1,28 @@
 // Run operations: start (refused on a DISABLED agent), read, cancel, and the events list, with
 // access decided through the run's agent (404 for unknown or invisible runs).
-import type { Principal } from '../core/identity/roles.ts';
-import { hasAnyRole, isAdmin } from '../core/identity/roles.ts';
-import { ProblemError, notFound } from '../core/http/problem.ts';
-import type { AgentService } from '../agents/service.ts';
-import { recordChange } from '../audit/record.ts';
-import { assertCanRead, assertCanWrite, isOwner } from '../agents/access.ts';
+import type { Principal } from '../core/identity/index.ts';
+import { hasAnyRole, isAdmin } from '../core/identity/index.ts';
+import { ProblemError, notFound, compile, validBody, NO_BODY } from '../core/http/index.ts';
+import type { AgentService } from '../agents/index.ts';
+import { recordChange } from '../audit/index.ts';
+import { assertCanRead, assertCanWrite, isOwner } from '../agents/index.ts';
 import { listMemory, listRuns } from './list.ts';
 import { ApprovalStore, approvalJson, approvalResolve, resolveApproval } from './approvals.ts';
 import type { RunEventStreams } from './stream.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import { isUuid } from '../core/lib/index.ts';
 import { and, eq } from 'drizzle-orm';
-import type { AgentRecord } from '../agents/record.ts';
+import type { AgentRecord } from '../agents/index.ts';
 import type { Database } from '../core/db/index.ts';
-import { runList, parseListQueryPartly, type ListResult } from '../core/query/index.ts';
-import type { FilterInput } from '../core/query/run.ts';
-import { runEventsResource } from '../core/query/resources/run-events.ts';
+import { runList, parseListQueryPartly, type ListResult, type FilterInput } from '../core/query/index.ts';
+import { runEventsResource } from '../core/query/resources/index.ts';
 import { FINAL_STATES, type RunRecord } from './record.ts';
 import type { ParentCheck, RunStore } from './store.ts';
-import { compile } from '../core/http/validate.ts';
-import { validBody, NO_BODY } from '../core/http/body.ts';
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../core/http/schema-blocks.ts';
-import { AgentEnums } from '../agents/plugin-schema.ts';
-import { scriptViolations } from './models/script.ts';
+import { StringEnum } from '../core/http/index.ts';
+import { AgentEnums } from '../agents/index.ts';
+import { scriptViolations } from './models/index.ts';
 import { runLimits } from './limits.ts';
-import { canonicalJson } from '../core/lib/canonical-json.ts';
+import { canonicalJson } from '../core/lib/index.ts';
 
 export const RunCreateBody = Type.Object(
   {

@@ -1,10 +1,10 @@
 // Runs and their event log. Each event's `seq` comes from a per-run counter bumped in the same
 // transaction, so concurrent appends to one run get distinct, increasing numbers on both databases.
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { isUniqueViolation } from '../core/db/errors.ts';
+import { isUniqueViolation } from '../core/db/index.ts';
 import type { Database, Orm } from '../core/db/index.ts';
 import type { NewEvent, RunRecord, RunStatus } from './record.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import { isUuid } from '../core/lib/index.ts';
 
 type RunRow = Database['t']['runs']['$inferSelect'];
 

@@ -1,7 +1,7 @@
 // HTTP routes of the secrets store: create and delete. There is no read: values are never answered.
 import { Elysia } from 'elysia';
-import type { httpConventions } from '../http/plugin.ts';
-import { operation } from '../http/docs.ts';
+import type { httpConventions } from '../http/index.ts';
+import { operation } from '../http/index.ts';
 import { SecretCreateBody, SecretJson } from './schema.ts';
 import type { SecretRecord, SecretService } from './service.ts';
 

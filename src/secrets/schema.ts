@@ -1,7 +1,7 @@
 // The request body of POST /api/v1/secrets and the record answered (never the value).
 import { Type, type Static } from '@sinclair/typebox';
-import { Strict, Uuid } from '../core/http/schema-blocks.ts';
-import { compile } from '../core/http/validate.ts';
+import { Strict, Uuid } from '../core/http/index.ts';
+import { compile } from '../core/http/index.ts';
 
 const SECRET_VALUE_MAX_CHARS = 65_536;
 

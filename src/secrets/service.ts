@@ -1,12 +1,12 @@
 // Secrets for MCP credentials (DESIGN §5 Tools): create and delete through the API; the value is
 // sealed before it reaches the database and opened only for server code (reveal), never answered.
 import type { Database } from '../core/db/index.ts';
-import type { Principal } from '../core/identity/roles.ts';
-import { inWorkspace, isAdmin } from '../core/identity/roles.ts';
-import { creationWorkspace, type WorkspaceStore } from '../core/identity/workspaces.ts';
-import { forbidden, notFound } from '../core/http/problem.ts';
-import { validBody } from '../core/http/body.ts';
-import { recordChange } from '../audit/record.ts';
+import type { Principal } from '../core/identity/index.ts';
+import { inWorkspace, isAdmin } from '../core/identity/index.ts';
+import { creationWorkspace, type WorkspaceStore } from '../core/identity/index.ts';
+import { forbidden, notFound } from '../core/http/index.ts';
+import { validBody } from '../core/http/index.ts';
+import { recordChange } from '../audit/index.ts';
 import { secretCreateValidator } from './schema.ts';
 import type { SecretCipher } from './crypto.ts';
 import type { SecretRow, SecretStore } from './store.ts';

@@ -1,7 +1,7 @@
 // Rows of the secrets table: insert, read one, delete. Values are stored sealed (crypto.ts).
 import { eq } from 'drizzle-orm';
 import type { Database, Orm } from '../core/db/index.ts';
-import { isUuid } from '../core/lib/ids.ts';
+import { isUuid } from '../core/lib/index.ts';
 
 export interface SecretRow {
   id: string;

@@ -1,7 +1,7 @@
 // Latency percentiles from the statistics histogram (1-2-5 bucket bounds in ms).
 import { expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { LATENCY_BOUNDS_MS, bucketOf, percentile } from '../../src/core/definitions/statistics.ts';
+import { LATENCY_BOUNDS_MS, bucketOf, percentile } from '../../src/core/statistics/statistics.ts';
 
 const histogram = (samples: number[]) => {
   const counts = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);

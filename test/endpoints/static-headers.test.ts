@@ -3,7 +3,8 @@
 // refused at create/PATCH (422 with its pointer), and one stored before those rules is left out.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
-import { prepareStatic, staticResponse } from '../../runtime/respond.ts';
+import { staticResponse } from '../../runtime/respond.ts';
+import { prepareStatic } from '../../runtime/index/static-response.ts';
 import { EndpointStore } from '../../src/core/definitions/store.ts';
 import { bumpIndexVersion } from '../../src/core/definitions/index-version.ts';
 

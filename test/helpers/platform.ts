@@ -1,10 +1,10 @@
 // Test harness: a whole control plane on an in-memory database (or Postgres), driven in-process.
 import { afterAll, beforeAll } from 'bun:test';
 import { loadConfig } from '../../src/core/config.ts';
-import { createPlatform, type Platform } from '../../src/platform.ts';
+import { createPlatform, type Platform } from '../../src/index.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
-import type { Executor } from '../../runtime/executor/types.ts';
+import type { Executor } from '../../runtime/executor/contract/types.ts';
 import { dropPostgresSchema } from './databases.ts';
 import { tempDir } from './temp.ts';
 

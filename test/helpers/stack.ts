@@ -1,9 +1,9 @@
 // Both origins on real sockets, wired as `npm start` wires them (embedded index, in-process api.platform).
 import { loadConfig, withBoundPorts } from '../../src/core/config.ts';
-import { createPlatform, type Platform } from '../../src/platform.ts';
+import { createPlatform, type Platform } from '../../src/index.ts';
 import { silentLogger, type Logger } from '../../src/core/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
-import type { Executor } from '../../runtime/executor/types.ts';
+import type { Executor } from '../../runtime/executor/contract/types.ts';
 import { createRuntime, type Runtime } from '../../runtime/create.ts';
 import { SERVER_BODY_CAP } from '../../src/core/http/body.ts';
 import { ADMIN_KEY } from './platform.ts';

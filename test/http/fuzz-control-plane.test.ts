@@ -28,10 +28,10 @@ import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { loadConfig } from '../../src/core/config.ts';
 import { CONTROL_PLANE_TARGET_LIMIT } from '../../src/core/http/request-target.ts';
-import { createPlatform, type Platform } from '../../src/platform.ts';
+import { createPlatform, type Platform } from '../../src/index.ts';
 import type { Logger } from '../../src/core/log.ts';
 import { createExecutor } from '../../runtime/executor/index.ts';
-import type { Executor } from '../../runtime/executor/types.ts';
+import type { Executor } from '../../runtime/executor/contract/types.ts';
 import { ADMIN_KEY } from '../helpers/platform.ts';
 import { jsonNesting } from '../helpers/json-model.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -1000,7 +1000,7 @@ const OPS = [
 const ORDERED_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'notIn', 'any', 'isNull', 'isNotNull', 'between'];
 const STRING_OPS = [...ORDERED_OPS, 'like', 'notLike', 'ilike', 'notILike', 'startsWith', 'endsWith'];
 const JSON_OPS = ['isNull', 'isNotNull', 'contains', 'containedBy', 'jsonArrayHas', 'jsonArrayHasAny', 'jsonArrayHasAll', 'arrayHas', 'arrayHasAny', 'arrayHasAll', 'arrayContainedBy'];
-/** The operators each field type takes (src/core/query/operators.ts), so that most predicates compile. */
+/** The operators each field type takes (src/core/query/model/operators.ts), so that most predicates compile. */
 const OPS_BY_TYPE: Record<FieldType, string[]> = {
   uuid: ['eq', 'ne', 'in', 'notIn', 'any', 'isNull', 'isNotNull'],
   string: STRING_OPS,

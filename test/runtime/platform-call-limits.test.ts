@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { PLATFORM_BODY_LIMIT_BYTES, PLATFORM_PATH_LIMIT_CHARS } from '../../runtime/executor/worker/invocation.ts';
-import { HOST_LINE_LIMIT_CHARS } from '../../runtime/executor/limits.ts';
+import { HOST_LINE_LIMIT_CHARS } from '../../runtime/executor/contract/limits.ts';
 import { CONTROL_PLANE_BODY_LIMIT } from '../../src/core/http/body.ts';
 
 const REFUSED = { status: 400, body: { code: 'BAD_REQUEST', detail: 'api.platform: the path must start with /api/v1/ and stay under it' } };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../../src/core/db/index.ts';
 import { silentLogger } from '../../src/core/log.ts';
-import { readStatistics } from '../../src/core/definitions/statistics.ts';
+import { readStatistics } from '../../src/core/statistics/statistics.ts';
 import { createRecorder, InvocationRecorder, type InvocationRecord } from '../../runtime/recorder/index.ts';
 import { BatchBuilder, decodeBatch } from '../../runtime/recorder/batch.ts';
 import { claimSpilled, spillBatches } from '../../runtime/recorder/spill.ts';

@@ -1,5 +1,6 @@
 // Bun.connect accepts an inherited file descriptor (FdSocketOptions) but its overloads do not
-// declare it; this is the one typed door to that call, used on both ends of a host's socketpair.
+// declare it; this is the host's typed door to that call, on its end of the socketpair (the
+// server's end goes through the platform seam, src/core/platform/bun.ts, which the host may not import).
 import type { Socket, SocketHandler } from 'bun';
 
 type FdConnect = (options: { fd: number; socket: SocketHandler<undefined> }) => Promise<Socket<undefined>>;

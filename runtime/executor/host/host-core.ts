@@ -2,8 +2,8 @@
 // batched lines; relays Worker output to the server and turns every Worker death into explicit
 // failures for the invocations it held. Runs inside a sandboxed host process, or in the server
 // itself under worker isolation.
-import { eachLine, field, line, payload } from '../wire/lines.ts';
-import { failed } from '../worker/outcome.ts';
+import { eachLine, field, line, payload } from '../wire/index.ts';
+import { failed } from '../worker/index.ts';
 
 const WORKER_URL = new URL('../worker/component-worker.ts', import.meta.url).href;
 

@@ -1,9 +1,7 @@
 // Executor host process: started sandboxed by the server with a socketpair on fd 3, it runs
 // component Workers (HostCore) and exits as soon as that channel closes, so it never outlives
 // the server. It is pid 1 of its namespace, so it is stopped by message (S), then SIGKILL.
-import { BatchWriter } from '../wire/batch-writer.ts';
-import { line } from '../wire/lines.ts';
-import { lineReader } from '../wire/line-reader.ts';
+import { BatchWriter, line, lineReader } from '../wire/index.ts';
 import { connectFd } from './fd-socket.ts';
 import { HostCore } from './host-core.ts';
 import { selfReport } from './self-report.ts';

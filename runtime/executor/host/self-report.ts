@@ -1,7 +1,7 @@
 // What a host observes about its own confinement, sent in its hello. The server reports a sandbox
 // layer only when a running host saw it from the inside, so status() never claims more than is true.
 import { readFileSync, readlinkSync } from 'node:fs';
-import { HOST_ALLOCATOR_VARIABLE } from '../limits.ts';
+import { HOST_ALLOCATOR_VARIABLE } from '../contract/index.ts';
 
 export interface HostHello {
   pid: number;

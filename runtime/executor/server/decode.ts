@@ -1,7 +1,13 @@
 // Narrows what a host sends back (untrusted: it ran component code) into typed outcomes.
 // Anything malformed becomes an explicit EXECUTOR_CRASHED failure rather than a guess.
-import { LOG_LIMIT_BYTES, RESULT_LIMIT_BYTES } from '../limits.ts';
-import type { ComponentResult, ExecutionFailureCode, ExecutionOutcome, VerifyOutcome } from '../types.ts';
+import {
+  LOG_LIMIT_BYTES,
+  RESULT_LIMIT_BYTES,
+  type ComponentResult,
+  type ExecutionFailureCode,
+  type ExecutionOutcome,
+  type VerifyOutcome,
+} from '../contract/index.ts';
 
 const FAILURE_CODES: ReadonlySet<string> = new Set<ExecutionFailureCode>([
   'COMPONENT_ERROR',

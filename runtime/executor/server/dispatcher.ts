@@ -2,47 +2,30 @@
 // revision's Worker warm, least loaded) or binds a spare to the tenant, queues briefly when none
 // can take it (asking the pool for a host when the tenant may have another), enforces deadlines (answer 504, terminate
 // the Worker, kill the host if the Worker will not stop), serves api.platform calls, and turns
-// every host death into explicit failures. Never retries.
-import { HOST_WAIT_LIMIT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS, WORKER_STOP_GRACE_MS } from '../limits.ts';
-import type { CodeRevision, ExecutionOutcome, ExecutionRequest, VerifyOutcome } from '../types.ts';
-import { eachLine, field, line, payload } from '../wire/lines.ts';
+// every host death into explicit failures. Never retries. Where a call goes is placement.ts, what
+// its lines carry encode.ts and decode.ts, how a Worker past its deadline is stopped kill-watch.ts.
+import {
+  HOST_WAIT_LIMIT_MS,
+  MAX_TIMEOUT_MS,
+  MIN_TIMEOUT_MS,
+  type CodeRevision,
+  type ExecutionFailureCode,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type VerifyOutcome,
+} from '../contract/index.ts';
+import { eachLine, field, line, payload } from '../wire/index.ts';
 import { decodeOutcome, decodeVerify, failure } from './decode.ts';
+import { encodeRun } from './encode.ts';
 import type { HostExit, HostLink } from './host-link.ts';
+import { acknowledgeKill, watchKill } from './kill-watch.ts';
+import type { Pending, RunPending, VerifyPending } from './pending.ts';
 import { accepting, hostsOf, idleVictim, pickHost, type HostEntry, type Loaded, type PlacementLimits } from './placement.ts';
 import { servePlatformCall } from './platform-relay.ts';
-import { RevisionRegistry, type RevisionEntry } from './revisions.ts';
+import { RevisionRegistry } from './revisions.ts';
+import { newSecret } from './secrets.ts';
 
 export type { HostEntry } from './placement.ts';
-
-interface Base {
-  id: number;
-  /**
-   * A secret per invocation, two random 32-bit numbers sent with its R/V line: only lines that
-   * echo it may answer it ('D') or speak for it ('C'). Component code can write to its host's
-   * channel; without the secret it cannot answer, or call the platform, for another invocation.
-   */
-  secret: readonly [number, number];
-  entry: RevisionEntry;
-  host: HostEntry | null;
-  loaded: Loaded | null;
-  /** performance.now() value after which the invocation has failed its deadline. */
-  deadline: number;
-  /** Queued for a host of its own to start: the deadline restarts when it is dispatched. */
-  awaitingHost: boolean;
-  answered: boolean;
-  queued: boolean;
-  timeoutMs: number;
-}
-interface RunPending extends Base {
-  kind: 'run';
-  request: ExecutionRequest;
-  resolve: (outcome: ExecutionOutcome) => void;
-}
-interface VerifyPending extends Base {
-  kind: 'verify';
-  resolve: (outcome: VerifyOutcome) => void;
-}
-type Pending = RunPending | VerifyPending;
 
 /** Deadline resolution. */
 const SWEEP_MS = 10;
@@ -127,8 +110,7 @@ export class Dispatcher {
     for (const p of this.pending.values()) {
       if (p.host !== host) continue;
       this.pending.delete(p.id);
-      if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
-      else this.answer(p, failure(502, exit.outOfMemory ? 'EXECUTOR_RESOURCE_LIMIT' : 'EXECUTOR_CRASHED', message));
+      this.fail(p, 502, exit.outOfMemory ? 'EXECUTOR_RESOURCE_LIMIT' : 'EXECUTOR_CRASHED', message);
     }
     this.drain();
   }
@@ -192,11 +174,7 @@ export class Dispatcher {
     if (host) return this.dispatch(p, host);
     const held = this.options.limits.bindTenants ? hostsOf(this.hosts, p.entry.tenant) : this.hosts.length;
     const reason = held === 0 ? this.options.unavailable() : null;
-    if (reason !== null) {
-      if (p.kind === 'verify') this.answer(p, { ok: false, error: reason });
-      else this.answer(p, failure(502, 'EXECUTOR_CRASHED', reason));
-      return;
-    }
+    if (reason !== null) return this.fail(p, 502, 'EXECUTOR_CRASHED', reason);
     p.queued = true;
     this.queue.push(p);
     // Waiting for a host to start is not the component's run time ("maximum runtime"): it gets
@@ -332,6 +310,12 @@ export class Dispatcher {
     }
   }
 
+  /** Fails `p` with `message`: a verification with it as its error, an invocation as a `status` problem with `code`. */
+  private fail(p: Pending, status: 502 | 504, code: ExecutionFailureCode, message: string): void {
+    if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
+    else this.answer(p, failure(status, code, message));
+  }
+
   private readonly expire = (): void => {
     const now = performance.now();
     for (const p of this.pending.values()) if (!p.answered && p.deadline <= now) this.deadlineFor(p);
@@ -346,42 +330,18 @@ export class Dispatcher {
       const tenant = p.entry.tenant;
       if (this.wanting.has(tenant) && !this.queue.some((q) => q.entry.tenant === tenant)) this.wanting.delete(tenant);
       const message = `no executor host became available within ${p.awaitingHost ? Math.max(p.timeoutMs, HOST_WAIT_LIMIT_MS) : p.timeoutMs} ms`;
-      if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
-      else this.answer(p, failure(504, 'EXECUTION_TIMEOUT', message));
-      return;
+      return this.fail(p, 504, 'EXECUTION_TIMEOUT', message);
     }
     if (p.kind === 'verify') this.answer(p, { ok: false, error: `loading the module did not finish within ${p.timeoutMs} ms` });
     else this.answer(p, failure(504, 'EXECUTION_TIMEOUT', `the component did not finish within ${p.timeoutMs} ms`));
     // The invocation stays pending until its host reports the Worker gone, so load accounting stays exact.
-    const host = p.host!;
-    const loaded = p.loaded!;
-    if (loaded.killToken !== 0) return;
-    // Random, not counted: component code can write an acknowledgement ('k') to its host's channel,
-    // and one it could guess would spare a host whose Worker will not stop.
-    const token = newSecret()[0] || 1;
-    loaded.killToken = token;
-    host.killWatch.set(
-      token,
-      setTimeout(() => {
-        this.options.log(`executor: ${host.link.name} killed: a Worker did not stop within ${WORKER_STOP_GRACE_MS} ms of its deadline`);
-        host.link.kill('a Worker did not stop after its deadline');
-      }, WORKER_STOP_GRACE_MS),
-    );
-    host.link.send(line('K', [p.entry.key, token]));
+    if (p.loaded!.killToken === 0) watchKill(p.host!, p.entry.key, p.loaded!, this.options.log);
   }
 
   /** False when the token is none the server is waiting for. */
   private killAcknowledged(host: HostEntry, token: number): boolean {
-    const timer = host.killWatch.get(token);
-    if (timer === undefined) return false;
-    clearTimeout(timer);
-    host.killWatch.delete(token);
-    const killed = new Set<Loaded>();
-    for (const loaded of host.loaded.values()) {
-      if (loaded.killToken !== token) continue;
-      loaded.killToken = 0;
-      killed.add(loaded);
-    }
+    const killed = acknowledgeKill(host, token);
+    if (!killed) return false;
     // The host has reported every invocation its Worker held before acknowledging; one still
     // pending never reached the Worker (code of the same tenant read its line off the channel).
     for (const p of this.pending.values()) {
@@ -389,9 +349,7 @@ export class Dispatcher {
       this.pending.delete(p.id);
       host.inflight--;
       p.loaded!.inflight--;
-      const message = 'the invocation never reached its Worker';
-      if (p.kind === 'verify') this.answer(p, { ok: false, error: message });
-      else this.answer(p, failure(502, 'EXECUTOR_CRASHED', message));
+      this.fail(p, 502, 'EXECUTOR_CRASHED', 'the invocation never reached its Worker');
     }
     this.drain();
     // The host takes work again; idle, it is what a tenant waiting at the ceiling needs.
@@ -413,40 +371,3 @@ export class Dispatcher {
     }, this.options.log);
   }
 }
-
-const secrets = new Uint32Array(512);
-let nextSecret = secrets.length;
-
-/** Two fresh random 32-bit numbers, drawn from a buffer refilled 256 invocations at a time. */
-function newSecret(): readonly [number, number] {
-  if (nextSecret >= secrets.length) {
-    crypto.getRandomValues(secrets);
-    nextSecret = 0;
-  }
-  const pair = [secrets[nextSecret]!, secrets[nextSecret + 1]!] as const;
-  nextSecret += 2;
-  return pair;
-}
-
-/**
- * The payload of an 'R' line: what the Worker's Invocation is built from. JSON texts the caller
- * already has (the body as received, the template inputs made once) are spliced in, not made again;
- * the input's keys keep their order (body last).
- */
-function encodeRun(r: ExecutionRequest): string {
-  const { input, executionId, oid, currentUser, results, bodyJson, inputsJson } = r;
-  if (bodyJson === undefined && inputsJson === undefined) return JSON.stringify({ input, executionId, oid, currentUser, results });
-  const { body: _parsed, inputs, ...rest } = input;
-  let fields = JSON.stringify(rest).slice(1, -1);
-  const inputsText = inputsJson ?? JSON.stringify(inputs);
-  if (inputsText !== undefined) fields += `${fields === '' ? '' : ','}"inputs":${oneLine(inputsText)}`;
-  if (bodyJson !== undefined) fields += `${fields === '' ? '' : ','}"body":${oneLine(bodyJson)}`;
-  const selection = results === undefined ? '' : `,"results":${JSON.stringify(results)}`;
-  return `{"input":{${fields}},"executionId":${JSON.stringify(executionId)},"oid":${JSON.stringify(oid)},"currentUser":${JSON.stringify(currentUser)}${selection}}`;
-}
-
-/**
- * JSON text fit for a line: valid JSON can hold a raw CR or LF only between tokens, where a space
- * means the same (a received body may have them; JSON.stringify never makes them).
- */
-const oneLine = (json: string): string => (json.includes('\n') || json.includes('\r') ? json.replace(/[\r\n]/g, ' ') : json);

@@ -1,8 +1,17 @@
 // Assembles an Executor from a way to launch hosts (sandboxed processes or in-process cores):
 // dispatcher, pool, idle eviction (and retirement of hosts left empty), status and an orderly close.
-import type { HostHello } from '../host/self-report.ts';
-import { DEFAULT_WORKER_IDLE_MS, VERIFY_TIMEOUT_MS } from '../limits.ts';
-import type { CodeRevision, ExecutionOutcome, ExecutionRequest, Executor, ExecutorStatus, SandboxLayers, VerifyOutcome } from '../types.ts';
+import type { HostHello } from '../host/index.ts';
+import {
+  DEFAULT_WORKER_IDLE_MS,
+  VERIFY_TIMEOUT_MS,
+  type CodeRevision,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type Executor,
+  type ExecutorStatus,
+  type SandboxLayers,
+  type VerifyOutcome,
+} from '../contract/index.ts';
 import { failure } from './decode.ts';
 import { Dispatcher } from './dispatcher.ts';
 import type { PlacementLimits } from './placement.ts';

@@ -1,6 +1,6 @@
 // The server's view of one executor host, whichever isolation runs it: a line channel plus
 // lifecycle. The dispatcher only ever talks to hosts through this.
-import type { HostHello } from '../host/self-report.ts';
+import type { HostHello } from '../host/index.ts';
 
 export interface HostExit {
   reason: string;

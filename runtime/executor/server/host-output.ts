@@ -1,7 +1,7 @@
 // Forwards a host's stdout/stderr (component console output, Bun crash reports) to the server
 // log, line by line and rate-limited so a chatty component cannot flood it, and remembers the
 // tail of stderr to tell an out-of-memory crash from any other.
-import type { Subprocess } from 'bun';
+import type { ChildProcess } from '../../../src/core/platform/index.ts';
 
 const LINES_PER_SECOND = 20;
 const LINE_CHARS = 1000;
@@ -23,7 +23,7 @@ export interface HostOutput {
 }
 
 export function pumpOutput(
-  proc: Subprocess<'ignore', 'pipe', 'pipe'>,
+  proc: Pick<ChildProcess, 'stdout' | 'stderr'>,
   name: string,
   log: (line: string) => void,
 ): HostOutput {

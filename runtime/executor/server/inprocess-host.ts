@@ -1,8 +1,7 @@
 // Worker isolation: the host core runs inside the server process and its Workers are threads of
 // the server. Only for trusted code: nothing but the Worker boundary separates components from
 // the server, and a Worker that ignores terminate() (a WebAssembly loop) cannot be reclaimed.
-import { HostCore } from '../host/host-core.ts';
-import { selfReport } from '../host/self-report.ts';
+import { HostCore, selfReport } from '../host/index.ts';
 import type { HostEvents, HostExit, HostLink } from './host-link.ts';
 
 export function startInProcessHost(name: string, events: HostEvents, log: (line: string) => void): HostLink {

@@ -1,8 +1,7 @@
 // Which sandbox layers are really in force, judged from what the hosts saw from the inside
 // compared with the server's own view. Nothing here is assumed from the command line.
-import type { HostHello } from '../host/self-report.ts';
-import { mountPoints, namespaceOf } from '../host/self-report.ts';
-import type { SandboxLayers } from '../types.ts';
+import { type HostHello, mountPoints, namespaceOf } from '../host/index.ts';
+import type { SandboxLayers } from '../contract/index.ts';
 
 export const NO_LAYERS: SandboxLayers = {
   emptyEnv: false,

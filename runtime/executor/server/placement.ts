@@ -1,7 +1,7 @@
 // Where an invocation goes: to the Worker already serving its revision (module state and JIT are
 // warm there) until that Worker is busy, else to a host of the revision's tenant serving the fewest
 // revisions, else to a spare host, which then belongs to that tenant for the rest of its life.
-import { MAX_CONCURRENT_PER_WORKER, WORKER_STALL_MS } from '../limits.ts';
+import { MAX_CONCURRENT_PER_WORKER, WORKER_STALL_MS } from '../contract/index.ts';
 import type { HostLink } from './host-link.ts';
 import type { RevisionEntry } from './revisions.ts';
 

@@ -1,7 +1,7 @@
 // Serves one api.platform call from component code with the invocation's server-side callback
 // (the runtime makes it a control-plane call as the execution identity). What arrives is untrusted
 // JSON from a host; what goes back is either {status, body} or {error} for the component.
-import type { ExecutionRequest } from '../types.ts';
+import type { ExecutionRequest } from '../contract/index.ts';
 
 export function servePlatformCall(
   request: ExecutionRequest,

@@ -2,7 +2,7 @@
 // background, never on the request path), plus the hosts tenants took from them, up to a ceiling.
 // A tenant waiting for a host gets a new spare, or, at the ceiling, the place of another tenant's
 // host with nothing in flight. Hosts that die are replaced, with back-off while starts keep failing.
-import type { HostHello } from '../host/self-report.ts';
+import type { HostHello } from '../host/index.ts';
 import type { Dispatcher, HostEntry } from './dispatcher.ts';
 import type { HostEvents, HostExit, HostLink } from './host-link.ts';
 import { accepting, retireCandidate } from './placement.ts';

@@ -6,7 +6,7 @@
 // counted once against PRIVATE_TMP_MB, and gone with the host.
 import { lstatSync, readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { PRIVATE_TMP_MB } from '../limits.ts';
+import { PRIVATE_TMP_MB } from '../contract/index.ts';
 
 /** How deep below / the search looks (/var/lib/php/sessions is 4), and how many entries it reads at most. */
 const SEARCH_DEPTH = 4;

@@ -2,14 +2,12 @@
 // environment and a socketpair on its fd 3; ready once it says hello. Its stdout/stderr go to the
 // server log (rate-limited); stderr also tells whether a crash was an out-of-memory.
 import { readFileSync } from 'node:fs';
-import { connectFd } from '../host/fd-socket.ts';
-import type { HostHello } from '../host/self-report.ts';
-import { HOST_LINE_LIMIT_CHARS, HOST_START_TIMEOUT_MS, HOST_STOP_GRACE_MS } from '../limits.ts';
-import { BatchWriter } from '../wire/batch-writer.ts';
-import { eachLine, line, payload } from '../wire/lines.ts';
-import { lineReader } from '../wire/line-reader.ts';
+import type { HostHello } from '../host/index.ts';
+import { HOST_LINE_LIMIT_CHARS, HOST_START_TIMEOUT_MS, HOST_STOP_GRACE_MS } from '../contract/index.ts';
+import { BatchWriter, eachLine, line, payload, lineReader } from '../wire/index.ts';
 import type { HostEvents, HostLink } from './host-link.ts';
 import { pumpOutput } from './host-output.ts';
+import { platform } from '../../../src/core/platform/index.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -19,7 +17,7 @@ export async function spawnProcessHost(
   events: HostEvents,
   log: (line: string) => void,
 ): Promise<HostLink> {
-  const proc = Bun.spawn(argv, { cwd: '/', env: {}, stdio: ['ignore', 'pipe', 'pipe', 'socket-fd'] });
+  const proc = platform.spawn(argv, { cwd: '/', env: {} });
   const output = pumpOutput(proc, name, log);
   const started = Promise.withResolvers<HostHello>();
   let hello: HostHello | undefined;
@@ -94,7 +92,7 @@ export async function spawnProcessHost(
     hardKill();
     throw new Error('Bun did not provide the host socket');
   }
-  const socket = await connectFd(fd, {
+  const socket = await platform.connectFd(fd, {
     data: (_s, chunk) => read(chunk),
     drain: () => writer?.drain(),
     close: () => void finish('channel closed'),

@@ -1,7 +1,7 @@
 // Gives each revision id a small numeric key (what travels on the wire) and keeps its serialized
 // source, built once, and its tenant. Revisions are immutable, so the first object seen for an id
 // stands for it.
-import type { CodeRevision } from '../types.ts';
+import type { CodeRevision } from '../contract/index.ts';
 
 export interface RevisionEntry {
   key: number;

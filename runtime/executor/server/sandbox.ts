@@ -3,12 +3,25 @@
 // trivial command and builds the host command line from the layers that work. When the
 // unprivileged user cannot read the Bun binary or the host program, both are placed in a private
 // 0755 directory first.
-import { chmodSync, copyFileSync, cpSync, linkSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  linkSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../limits.ts';
+import { HOST_ALLOCATOR_VARIABLE, HOST_FILES_LIMIT, HOST_TASKS_SHARE, hostAddressSpaceMb } from '../contract/index.ts';
 import { entriesOf, isUnder, maskScript, worldWritableDirs } from './private-tmp.ts';
-import { processAlive } from '../../../src/core/lib/process-alive.ts';
+import { processAlive } from '../../../src/core/lib/index.ts';
+import { platform } from '../../../src/core/platform/index.ts';
 
 const UNPRIVILEGED_ID = 65534;
 
@@ -36,13 +49,13 @@ export interface SandboxPlan {
   cleanup(): void;
 }
 
-const EXECUTOR_DIR = dirname(import.meta.dir);
+const EXECUTOR_DIR = dirname(import.meta.dirname);
 const HOST_MAIN = join(EXECUTOR_DIR, 'host', 'host-main.ts');
-const HOST_FILES = [HOST_MAIN, join(EXECUTOR_DIR, 'host', 'syscall-filter.ts'), join(EXECUTOR_DIR, 'worker', 'component-worker.ts'), join(EXECUTOR_DIR, 'limits.ts')];
+const HOST_FILES = [HOST_MAIN, join(EXECUTOR_DIR, 'host', 'syscall-filter.ts'), join(EXECUTOR_DIR, 'worker', 'component-worker.ts'), join(EXECUTOR_DIR, 'contract', 'limits.ts')];
 
 function runs(argv: string[]): boolean {
   try {
-    return Bun.spawnSync(argv, { env: {}, stdio: ['ignore', 'ignore', 'ignore'] }).exitCode === 0;
+    return platform.exitCodeOf(argv) === 0;
   } catch {
     return false;
   }
@@ -59,10 +72,10 @@ export function hostAllocatorSetting(source: Record<string, string | undefined> 
 
 export function planSandbox(options: { memoryMb: number; privateCopy: boolean; syscallFilter: boolean }): SandboxPlan {
   const missing: string[] = [];
-  const trueBin = Bun.which('true') ?? '/bin/true';
+  const trueBin = platform.which('true') ?? '/bin/true';
   const isRoot = process.getuid?.() === 0;
 
-  const unshare = Bun.which('unshare');
+  const unshare = platform.which('unshare');
   const nsArgs = [
     ...(isRoot ? [] : ['--user', `--map-user=${UNPRIVILEGED_ID}`, `--map-group=${UNPRIVILEGED_ID}`]),
     '--net',
@@ -76,7 +89,7 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   const namespaces = unshare !== null && runs([unshare, ...nsArgs, '--', trueBin]);
   if (!namespaces) missing.push(unshare ? 'pid/network namespaces: unshare is not permitted here' : 'pid/network namespaces: unshare not found');
 
-  const prlimit = Bun.which('prlimit');
+  const prlimit = platform.which('prlimit');
   const limitArgs = [
     `--as=${hostAddressSpaceMb(options.memoryMb) * 1024 * 1024}`,
     `--nofile=${HOST_FILES_LIMIT}`,
@@ -90,7 +103,7 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   const limit = prlimit !== null && runs([prlimit, ...limitArgs, '--', trueBin]);
   if (!limit) missing.push('address-space limit: prlimit not found or not permitted');
 
-  const setpriv = Bun.which('setpriv');
+  const setpriv = platform.which('setpriv');
   // As root: drop to nobody. Otherwise the user namespace above already maps us to nobody.
   const privArgs = [
     ...(isRoot ? [`--reuid=${UNPRIVILEGED_ID}`, `--regid=${UNPRIVILEGED_ID}`, '--clear-groups'] : []),
@@ -104,10 +117,10 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   // Private temporary directories (private-tmp.ts): mounted by a shell inside the new mount
   // namespace, as root, before the user is dropped (an unprivileged user namespace loses its
   // capabilities at exec).
-  const sh = Bun.which('sh');
+  const sh = platform.which('sh');
   const masked = (maskedDirs ??= worldWritableDirs());
-  let tmpfs = namespaces && isRoot && sh !== null && Bun.which('mount') !== null && Bun.which('env') !== null;
-  const test = Bun.which('test');
+  let tmpfs = namespaces && isRoot && sh !== null && platform.which('mount') !== null && platform.which('env') !== null;
+  const test = platform.which('test');
 
   let bun = process.execPath;
   let hostMain = HOST_MAIN;
@@ -147,11 +160,11 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
   if (tmpfs && !(test !== null && runs([...prefix(true), test, '-x', bun, '-a', '-r', hostMain]))) tmpfs = false;
   if (!tmpfs) missing.push('private /tmp: needs root, a mount namespace, sh, env and mount');
   const allocator = hostAllocatorSetting();
-  const envBin = Bun.which('env');
+  const envBin = platform.which('env');
   // A session (and process group) of its own: hosts share a uid, and kill(0, …) from component
   // code reaches every process of the caller's group, namespaces or not; in the server's group that
   // was every other host. (setsid calls setsid() and execs in place: the host is no group leader.)
-  const setsid = Bun.which('setsid');
+  const setsid = platform.which('setsid');
   if (!setsid) missing.push('own session per host: setsid not found (kill(0) from one host reaches the others)');
   const argv = [
     ...prefix(tmpfs),
@@ -219,7 +232,7 @@ function chmodTree(path: string): void {
   const st = statSync(path);
   if (st.isDirectory()) {
     chmodSync(path, 0o755);
-    for (const name of new Bun.Glob('*').scanSync({ cwd: path, onlyFiles: false, dot: true })) chmodTree(join(path, name));
+    for (const name of readdirSync(path)) chmodTree(join(path, name));
   } else {
     chmodSync(path, 0o644);
   }

@@ -2,7 +2,7 @@
 // compiled once; a node module is transpiled here, inside the sandbox (the server never transpiles
 // submitted code: Bun runs macro imports while transpiling), and imported once from a blob URL.
 // Module-level state therefore lives as long as the Worker, which serves exactly one revision.
-import type { CodeRevision } from '../types.ts';
+import type { CodeRevision } from '../contract/index.ts';
 import type { Invocation } from './invocation.ts';
 
 export type Runner = (invocation: Invocation) => Promise<void>;

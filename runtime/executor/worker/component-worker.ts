@@ -1,7 +1,7 @@
 // Worker entry: serves the invocations of exactly one revision, speaking the line protocol with
 // its host (or, in worker isolation, with the server). The first line is always the revision (L).
-import type { CodeRevision } from '../types.ts';
-import { eachLine, field, line, payload } from '../wire/lines.ts';
+import type { CodeRevision } from '../contract/index.ts';
+import { eachLine, field, line, payload } from '../wire/index.ts';
 import { compileRevision, describe, type Runner } from './compile.ts';
 import { Invocation, type RunRequest } from './invocation.ts';
 import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts';

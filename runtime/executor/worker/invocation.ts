@@ -1,7 +1,15 @@
 // One invocation inside a Worker: the `api` object component code sees, and what it records
 // (results in order, logs, an api.throw) until the outcome is encoded.
-import type { ComponentInput, CurrentUser, PlatformReply, ResultSelection } from '../types.ts';
-import { HOST_LINE_LIMIT_CHARS, LOG_LIMIT_BYTES, LOG_LIMIT_LINES, LOG_LINE_LIMIT_CHARS } from '../limits.ts';
+import {
+  type ComponentInput,
+  type CurrentUser,
+  type PlatformReply,
+  type ResultSelection,
+  HOST_LINE_LIMIT_CHARS,
+  LOG_LIMIT_BYTES,
+  LOG_LIMIT_LINES,
+  LOG_LINE_LIMIT_CHARS,
+} from '../contract/index.ts';
 import { stringify, utf8Length } from './intrinsics.ts';
 
 /**

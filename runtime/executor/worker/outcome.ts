@@ -5,8 +5,7 @@
 // server answers with that text as is instead of parsing and serializing every value again.
 //   {"kind":"results","results":[{"name":"a","visible":true,"len":7},…],"logs":[…]}<TAB><values…>
 // JSON text never holds a raw tab or newline, so the tab and the line stay unambiguous.
-import { ERROR_MESSAGE_LIMIT_CHARS, RESULT_LIMIT_BYTES } from '../limits.ts';
-import type { ExecutionFailureCode, ResultSelection } from '../types.ts';
+import { ERROR_MESSAGE_LIMIT_CHARS, RESULT_LIMIT_BYTES, type ExecutionFailureCode, type ResultSelection } from '../contract/index.ts';
 import { describe } from './compile.ts';
 import { stringify, utf8Length } from './intrinsics.ts';
 import type { Invocation } from './invocation.ts';

@@ -1,8 +1,8 @@
 // The storage interface every repository uses; one implementation per dialect (./sqlite, ./postgres).
 import type { SQL } from 'drizzle-orm';
-import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
-import type * as tables from './schema/sqlite.ts';
-import type { SqlRunner } from '../query/types.ts';
+import type { sqliteTables as tables } from './schema/index.ts';
+import type { SqlRunner } from '../query/model/index.ts';
+import type { SqliteOrm } from '../platform/index.ts';
 
 type Dialect = 'sqlite' | 'postgres';
 export type Tables = typeof tables;
@@ -13,7 +13,7 @@ export type Tables = typeof tables;
  * Repositories therefore stick to the subset both share: select/insert/update/delete builders,
  * `.returning()`, `onConflictDoNothing/DoUpdate`, awaited (never `.all()/.get()/.run()`).
  */
-export type Orm = BunSQLiteDatabase<Tables>;
+export type Orm = SqliteOrm<Tables>;
 
 /** How to open another connection to the same database (a writer thread does); null for `:memory:`. */
 export interface DatabaseLocation {

@@ -3,8 +3,7 @@
 // whose roles and workspaces at the time covered the account's current ones (../identity/coverage.ts).
 // Pure: Endpoints apply it when the definition index is built, contract validation and agent tools
 // per call, all on the same facts (the approvals a revision has, newest revision first).
-import { covers, type Rights } from '../identity/coverage.ts';
-import type { Principal } from '../identity/roles.ts';
+import { covers, type Rights, type Principal } from '../identity/index.ts';
 import type { ComponentKind } from './component-lookup.ts';
 
 /** One approval of a revision: who, and the rights they held when they gave it. */

@@ -1,6 +1,6 @@
 // Approval rows (./approval-rule.ts): appended, never changed; removed with their revision.
 import { asc, eq, inArray } from 'drizzle-orm';
-import { covers } from '../identity/coverage.ts';
+import { covers } from '../identity/index.ts';
 import type { Database, Orm } from '../db/index.ts';
 import type { Approval, ApprovedRevision } from './approval-rule.ts';
 

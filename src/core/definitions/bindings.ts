@@ -5,7 +5,7 @@
 // runs as a service account those of TableComponentLookup.revisionAs (components' revisionToRun).
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
-import type { Rights } from '../identity/coverage.ts';
+import type { Rights } from '../identity/index.ts';
 import { ApprovalStore } from './approvals.ts';
 import { revisionToRun, type ApprovedRevision } from './approval-rule.ts';
 import { boundRevision, type BoundComponent, type BoundRevision } from './component-lookup.ts';

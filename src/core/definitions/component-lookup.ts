@@ -3,11 +3,10 @@
 // ready revision. As a service account, only a revision approved for it runs (components'
 // revisionToRun). Reads go through the caller's handle so they can join its transaction.
 import { and, desc, eq, ne } from 'drizzle-orm';
-import type { Database, Orm } from '../db/index.ts';
-import type { Rights } from '../identity/coverage.ts';
+import { type Database, type Orm, lockRow } from '../db/index.ts';
+import type { Rights } from '../identity/index.ts';
 import { ApprovalStore } from './approvals.ts';
 import { revisionToRun } from './approval-rule.ts';
-import { lockRow } from '../db/row-lock.ts';
 
 export type ComponentKind = 'lowcode' | 'node' | 'json-validator';
 

@@ -1,6 +1,6 @@
 // Endpoint path rules (issue 4 item 3): `/`-separated static segments and `:name` segments.
 // Whatever passes here must compile in the runtime's router, so its parser has the last word.
-import type { Violation } from '../http/problem.ts';
+import type { Violation } from '../http/index.ts';
 import { parseRoutePath, routeShape as routerShape } from './route-path.ts';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -42,7 +42,7 @@ export function pathViolations(path: string, pointer = '/path'): Violation[] {
  * Method + the router's canonical shape (escapes normalised, named segments blanked): two active
  * definitions with one shape match the same requests, so they conflict.
  */
-export function routeShape(method: string, path: string): string {
+export function endpointShape(method: string, path: string): string {
   return `${method} ${routerShape(path) ?? path}`;
 }
 

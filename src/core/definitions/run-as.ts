@@ -4,7 +4,7 @@
 // has more by the time it invokes, until the index built after the change (every change to a
 // service account bumps the index version) judges it again.
 import type { Database, Orm } from '../db/index.ts';
-import { principalRights } from '../identity/principals.ts';
+import { principalRights } from '../identity/index.ts';
 import type { Binding, BindingsReader } from './bindings.ts';
 import type { BoundRevision } from './component-lookup.ts';
 

@@ -1,6 +1,6 @@
 // The Endpoint definition (DESIGN §8) as TypeBox schemas: create body, PATCH body, settings.
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
-import { compile } from '../http/validate.ts';
+import { compile } from '../http/index.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof METHODS)[number];

@@ -1,7 +1,7 @@
 // Header rules for a static response (RFC 9110 §5, §7.6.1): what the runtime may send without
 // failing every invocation or speaking for the connection. Refused at create/PATCH; the runtime
 // skips what rows stored before a rule still hold, and contract validation warns of it.
-import type { Violation } from '../http/problem.ts';
+import type { Violation } from '../http/index.ts';
 
 /** RFC 9110 `token`: the characters a field name may hold. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

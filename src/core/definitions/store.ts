@@ -2,8 +2,8 @@
 import { and, eq, or } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
 import type { ContractStatus, EndpointDefinition, EndpointRecord, HttpMethod } from './schema.ts';
-import { routeShape } from './path.ts';
-import { isUuid } from '../lib/ids.ts';
+import { endpointShape } from './path.ts';
+import { isUuid } from '../lib/index.ts';
 
 type Row = Database['t']['endpoints']['$inferSelect'];
 
@@ -31,7 +31,7 @@ function toRow(record: EndpointRecord, createdBy: string): Row {
   const { id, workspaceId, name, description, method, path, status, componentId, contractStatus, version, createdAt, updatedAt, ...definition } = record;
   return {
     id, workspaceId, name, description, method, path, status, componentId, version, createdAt, updatedAt, createdBy,
-    shape: routeShape(method, path),
+    shape: endpointShape(method, path),
     guardComponentId: definition.guard?.type === 'component' ? definition.guard.componentId : null,
     definition: JSON.parse(JSON.stringify(definition)) as Record<string, unknown>,
     contractStatus: (contractStatus as unknown as Record<string, unknown> | null) ?? null,

@@ -1,15 +1,13 @@
 // A port bound before the server behind it exists: with PORT=0 the derived origins (BASE_URL,
 // ENDPOINT_RUNTIME_URL) must name the port really bound, and the platform is built from them. Until
 // a handler is set, requests are answered 503 SERVICE_UNAVAILABLE.
-import type { Server } from 'bun';
+import { platform, type FetchHandler, type HttpServer } from '../platform/index.ts';
 import { SERVER_BODY_CAP } from './body.ts';
 import { operationId } from './oid.ts';
 import { ProblemError, problemResponse } from './problem.ts';
 
-type FetchHandler = (request: Request, server: Server<undefined>) => Response | Promise<Response>;
-
 export interface Listener {
-  server: Server<undefined>;
+  server: HttpServer;
   port: number;
   /** From now on every request goes to `fetch`. */
   handle(fetch: FetchHandler): void;
@@ -17,10 +15,10 @@ export interface Listener {
 
 export function listen(port: number): Listener {
   let handler: FetchHandler | null = null;
-  const server = Bun.serve({
+  const server = platform.serve({
     port,
     hostname: '0.0.0.0',
-    // Body limits are ours to enforce (413 problem+json with x-svc-oid), not Bun's.
+    // Body limits are ours to enforce (413 problem+json with x-svc-oid), not the platform's.
     maxRequestBodySize: SERVER_BODY_CAP,
     fetch: (request, s) =>
       handler

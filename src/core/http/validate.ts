@@ -5,7 +5,7 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { FormatRegistry } from '@sinclair/typebox';
 import { ProblemError, type Violation } from './problem.ts';
-import { isDate, isDateTime } from '../lib/calendar.ts';
+import { isDate, isDateTime } from '../lib/index.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i;

@@ -1,6 +1,7 @@
 // API key format: `sk-plt_` + 40 base62 random chars + 6 base62 checksum chars (CRC-32 of the body).
 // The checksum lets a mistyped generated key be refused before any database lookup.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { platform } from '../platform/index.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const PREFIX = 'sk-plt_';
@@ -17,7 +18,8 @@ function base62(n: number, width: number): string {
   return out;
 }
 
-const checksum = (body: string) => base62(Bun.hash.crc32(body), CHECKSUM_LENGTH);
+const { crc32 } = platform;
+const checksum = (body: string) => base62(crc32(body), CHECKSUM_LENGTH);
 
 /** A new random key; shown to its owner once, stored only as its SHA-256 digest. */
 export function generateApiKey(): string {
@@ -40,7 +42,8 @@ export function plausibleApiKey(key: string): boolean {
   return key.slice(PREFIX.length + BODY_LENGTH) === checksum(body);
 }
 
-export const hashApiKey = (key: string): string => Bun.SHA256.hash(key, 'hex');
+/** The key's SHA-256 digest, as hex: what is stored and looked up. */
+export const hashApiKey: (key: string) => string = platform.sha256Hex;
 
 /** Constant-time comparison of two hex digests of equal length. */
 export function digestsEqual(a: string, b: string): boolean {

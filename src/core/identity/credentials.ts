@@ -1,7 +1,7 @@
 // Resolves a bearer credential (API key or JWT) to a principal, with a short cache so that
 // revocation and disabling take effect within seconds (DESIGN §2 promises 5 s).
-import { ProblemError } from '../http/problem.ts';
-import { type RefreshAhead, TtlCache } from '../lib/ttl-cache.ts';
+import { ProblemError } from '../http/index.ts';
+import { type RefreshAhead, TtlCache } from '../lib/index.ts';
 import { digestsEqual, hashApiKey, plausibleApiKey } from './api-keys.ts';
 import type { JwtService } from './jwt.ts';
 import type { PrincipalStore } from './principals.ts';

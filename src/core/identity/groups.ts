@@ -1,7 +1,7 @@
 // Groups: named sets of principals, usable as Agent owners (ownerType GROUP).
 import { eq, inArray } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
-import { isUuid } from '../lib/ids.ts';
+import { isUuid } from '../lib/index.ts';
 
 export interface Group {
   id: string;

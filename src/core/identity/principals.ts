@@ -1,12 +1,12 @@
 // Principals (users, service accounts, the System authority), their workspaces, groups and keys.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Orm, Tables } from '../db/index.ts';
-import { ProblemError } from '../http/problem.ts';
+import { ProblemError } from '../http/index.ts';
 import { generateApiKey, hashApiKey } from './api-keys.ts';
 import type { Principal, PrincipalKind, Role } from './roles.ts';
-import { isUuid } from '../lib/ids.ts';
+import { isUuid } from '../lib/index.ts';
 import { ownedAgentWorkspaces } from './ownership.ts';
-import { lockRow } from '../db/row-lock.ts';
+import { lockRow } from '../db/index.ts';
 
 export interface NewPrincipal {
   kind: Exclude<PrincipalKind, 'SYSTEM'>;

@@ -1,8 +1,8 @@
 // Workspaces: the boundary of visibility. `default` exists from the first start.
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { Database, Orm } from '../db/index.ts';
-import { isUniqueViolation } from '../db/errors.ts';
-import { ProblemError, notFound } from '../http/problem.ts';
+import { isUniqueViolation } from '../db/index.ts';
+import { ProblemError, notFound } from '../http/index.ts';
 import { inWorkspace, type Principal } from './roles.ts';
 
 export interface Workspace {

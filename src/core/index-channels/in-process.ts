@@ -1,6 +1,6 @@
 // The in-process channel (npm start): publication calls the runtime's listener directly, so the
 // runtime serves a change before the control-plane call that made it returns.
-import type { Logger } from '../log.ts';
+import type { Logger } from '../index.ts';
 import type { IndexPublisher, IndexSubscriber, IndexTarget } from './types.ts';
 
 type Listener = (version: number) => Promise<void>;

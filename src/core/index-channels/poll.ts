@@ -2,7 +2,7 @@
 // that hangs) and the only channel without Redis. Chained, never overlapping; a poll stuck on a
 // half-open connection is given up on after a while, so the backstop keeps running whatever the
 // database client does.
-import type { Logger } from '../log.ts';
+import type { Logger } from '../index.ts';
 import type { IndexSubscriber, IndexTarget } from './types.ts';
 
 /** A version read slower than this (or the poll interval, if longer) marks the database unreachable. */

@@ -2,9 +2,8 @@
 // version on a channel; a runtime takes the snapshot from the cache when it has it, and reloads
 // from the database after every (re)subscription, since pub/sub drops messages while disconnected.
 import type { Redis } from 'ioredis';
-import type { Logger } from '../log.ts';
-import { REDIS_COMMAND_TIMEOUT_MS, SNAPSHOT_TTL_SECONDS, redisAnswers, type IndexKeys } from '../redis.ts';
-import { SNAPSHOT_FORMAT, type IndexSnapshot } from '../definitions/index-snapshot.ts';
+import { type Logger, REDIS_COMMAND_TIMEOUT_MS, SNAPSHOT_TTL_SECONDS, redisAnswers, type IndexKeys } from '../index.ts';
+import { SNAPSHOT_FORMAT, type IndexSnapshot } from '../definitions/index.ts';
 import type { IndexPublisher, IndexSubscriber, IndexTarget } from './types.ts';
 
 /**

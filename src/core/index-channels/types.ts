@@ -3,7 +3,7 @@
 // reloads before the control-plane call returns), Redis (scale-out: the snapshot cached under its
 // version, the version announced on a channel) and the database version poll (the backstop, and
 // the only channel without Redis).
-import type { IndexSnapshot } from '../definitions/index-snapshot.ts';
+import type { IndexSnapshot } from '../definitions/index.ts';
 
 /** Told after a commit that bumped the index version. */
 export interface IndexPublisher {

@@ -1,8 +1,8 @@
 // debug=true output: compiled SQL, bound params and the planner's EXPLAIN (never ANALYZE, so
 // nothing runs), each cut to a bounded size so a large query cannot inflate the response.
 import type { SQL } from 'drizzle-orm';
-import type { SqlDialect } from './dialect/types.ts';
-import type { SqlRunner } from './types.ts';
+import type { SqlDialect } from './dialect/index.ts';
+import type { SqlRunner } from './model/index.ts';
 
 export const DEBUG_LIMITS = { sql: 16_384, param: 256, params: 200, plan: 32_768 } as const;
 

@@ -2,7 +2,7 @@
 // parsed JSON, numbers for counts. Accepts what either database (and either driver
 // configuration) returns: SQLite's 0/1, epoch ms and JSON text; Postgres' strings for bigint
 // and numeric, Date objects or text for timestamps.
-import type { ValueType } from './types.ts';
+import type { ValueType } from './model/index.ts';
 
 function iso(ms: number): string | null {
   const d = new Date(ms);

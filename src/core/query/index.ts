@@ -5,6 +5,9 @@ export {
   defineResource,
   defineTable,
   type ListResource,
-} from './resource.ts';
+} from './model/index.ts';
 export { type ListResult,  runList } from './run.ts';
+
+export type { FilterInput } from './run.ts';
+export { listInWorkspaces, workspaceScope } from './scope.ts';
 export { withRecords } from './records.ts';

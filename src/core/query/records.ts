@@ -1,7 +1,7 @@
 // Lists whose rows are whole records: the engine filters, orders and pages the rows, and the
 // route's own JSON of each record (what its GET-one answers) replaces the row, unless the query
 // asked for a projection (`fields`, `groupBy`, `distinct`), whose rows are as selected.
-import type { ListQuery } from './ast.ts';
+import type { ListQuery } from './model/index.ts';
 import type { ListResult } from './run.ts';
 
 /** `expand` maps the page's ids (the `id` field) to their records. */

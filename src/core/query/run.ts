@@ -2,19 +2,13 @@
 // and returns the envelope of DESIGN §6. Route handlers call it after their own auth checks,
 // passing the trusted scope that restricts rows to what the caller may see.
 import type { SQL } from 'drizzle-orm';
-import { ProblemError } from '../http/problem.ts';
-import type { ListQuery } from './ast.ts';
+import { ProblemError } from '../http/index.ts';
+import { type ListQuery, QueryIssue, debugForbidden, LIMITS, type Operator, type ListResource, type SqlRunner } from './model/index.ts';
 import { type Scopes, compileList } from './compile/index.ts';
 import { decodeRows } from './decode.ts';
 import { type DebugInfo, explain } from './debug.ts';
 import { dialectFor } from './dialect/index.ts';
-import { QueryIssue, debugForbidden } from './errors.ts';
-import { LIMITS } from './limits.ts';
-import { parseIssuesOf } from './parse/index.ts';
-import type { Operator } from './operators.ts';
-import { parseNode } from './parse/filter.ts';
-import type { ListResource } from './resource.ts';
-import type { SqlRunner } from './types.ts';
+import { parseIssuesOf, parseNode } from './parse/index.ts';
 
 /** A filter in the wire shape, written by server code (scopes). */
 export type FilterInput =

@@ -1,8 +1,7 @@
 // Workspace scoping for list endpoints: INSTANCE_ADMIN sees every workspace, others their own.
 import type { Database } from '../db/index.ts';
-import { isAdmin, type Principal } from '../identity/roles.ts';
-import type { ListQuery } from './ast.ts';
-import type { ListResource } from './resource.ts';
+import { isAdmin, type Principal } from '../identity/index.ts';
+import type { ListQuery, ListResource } from './model/index.ts';
 import { parseListQueryPartly } from './parse/index.ts';
 import { runList, type FilterInput, type ListResult } from './run.ts';
 

@@ -2,8 +2,7 @@
 // it allows (an allowlist, so a column added later, a secret's hash say, is never listable by
 // accident) and takes each one's column, type and nullability from the Postgres table.
 import { getTableColumns, getTableName, type Table } from 'drizzle-orm';
-import type { FieldDef } from './resource.ts';
-import type { FieldType } from './types.ts';
+import type { FieldDef, FieldType } from './model/index.ts';
 
 const TYPES: Readonly<Record<string, FieldType>> = {
   PgUUID: 'uuid',

@@ -1,10 +1,9 @@
 // One Endpoint as an OpenAPI operation: path and query parameters, the guard as request body,
 // the success response of its response mode, the validation-failure response, problem responses.
-import type { EndpointRecord } from '../../core/definitions/schema.ts';
+import { type EndpointRecord, isServedHeader } from '../../core/definitions/index.ts';
 import { ResponseSet } from './responses.ts';
 import type { JsonObject, SchemaComponents } from './schemas.ts';
-import { carriesNoContent } from '../../core/http/status.ts';
-import { isServedHeader } from '../../core/definitions/static-headers.ts';
+import { carriesNoContent } from '../../core/http/index.ts';
 
 export interface OperationSource {
   record: EndpointRecord;

@@ -4,16 +4,18 @@
 // executes as a RunExecution. Leases are renewed every third of RUN_LEASE_MS, and the statuses of
 // the runs executed here are watched so that a cancellation made on another process aborts the
 // tick in flight within a second.
-import type { Logger } from '../../core/log.ts';
+import type { Logger } from '../../core/index.ts';
 import type { Database } from '../../core/db/index.ts';
-import type { AgentRecord } from '../../agents/record.ts';
-import type { RunStore } from '../store.ts';
-import { EngineStore, LeaseLost, type EngineRun, type ToolCallLedger } from './store.ts';
-import { ApprovalStore } from '../approvals.ts';
-import { RunExecution, noTools, type ToolHost } from './execution.ts';
+import type { AgentRecord } from '../../agents/index.ts';
+import type { RunStore } from '../index.ts';
+import { EngineStore, LeaseLost, type EngineRun } from './store.ts';
+import type { ToolCallLedger } from './ledger.ts';
+import { ApprovalStore } from '../index.ts';
+import { RunExecution } from './execution.ts';
+import { noTools, type ToolHost } from './tool-host.ts';
 import { Signals, yieldToEventLoop } from './signals.ts';
-import { ModelError, type ModelProvider } from '../models/types.ts';
-import { scriptedModel } from '../models/scripted.ts';
+import { ModelError, type ModelProvider } from '../models/index.ts';
+import { scriptedModel } from '../models/index.ts';
 
 /** A scheduling pass at least this often (the only way to see other processes' new runs). */
 const SCAN_MS = 250;

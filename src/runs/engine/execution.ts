@@ -2,60 +2,21 @@
 // run ends, waits for its delegated children, pauses with its agent, and finishes a cancellation.
 // Every state change and event is written as it happens; after a takeover the run goes on from
 // its last completed tick (the interrupted one starts again).
-import type { AgentRecord } from '../../agents/record.ts';
-import type { NewEvent, RunStatus } from '../record.ts';
-import { assembleContext, recallWithin, type ConversationEntry } from '../context.ts';
-import { memoryLimits, runLimits } from '../limits.ts';
-import { ModelError, type ModelAction, type ModelProvider, type ToolSpec } from '../models/types.ts';
+import type { AgentRecord } from '../../agents/index.ts';
+import type { NewEvent, RunStatus } from '../index.ts';
+import { assembleContext, recallWithin, type ConversationEntry } from '../index.ts';
+import { memoryLimits, runLimits } from '../index.ts';
+import { ModelError, type ModelAction, type ModelProvider } from '../models/index.ts';
+import { ApprovalGate } from './approval-gate.ts';
+import type { ToolCallRequest, ToolHost } from './tool-host.ts';
 import type { EngineRun, EngineStore, RunState } from './store.ts';
 import { sleep, yieldToEventLoop, type Signals } from './signals.ts';
-import type { Logger } from '../../core/log.ts';
-import type { ApprovalStore } from '../approvals.ts';
+import type { Logger } from '../../core/index.ts';
+import type { ApprovalStore } from '../index.ts';
 
 /** How often a waiting run looks at the database for what other processes did. */
 const WAIT_POLL_MS = 250;
 const MEMORY_SUMMARY_CHARS = 2000;
-
-export interface ToolCallRequest {
-  run: EngineRun;
-  agent: AgentRecord;
-  tickIndex: number;
-  /** The call's place in its tick (a tick that runs again finds its calls by it). */
-  callIndex: number;
-  call: { id?: string; name: string; args: Record<string, unknown> };
-  signal: AbortSignal;
-  /** Appends the call's events to the run (fenced by the lease). */
-  emit(events: NewEvent[]): Promise<void>;
-  /**
-   * Asks a person to approve the call (or goes on waiting for the approval asked before a
-   * takeover) and waits: the run is waiting_approval meanwhile. `aborted`: the run was cancelled,
-   * or the approval expired and the run has failed.
-   */
-  approve(ask: { toolCallId: string; name: string; args: Record<string, unknown>; existing: string | null }): Promise<'approved' | 'rejected' | 'aborted'>;
-}
-
-/** Runs the tools a model calls; the engine's loop is the same whatever stands behind it. */
-export interface ToolHost {
-  /** The tools the agent's registry offers the model. */
-  list(agent: AgentRecord): Promise<ToolSpec[]>;
-  /** Runs one call, emitting its tool_call.* events; returns what the model sees of its outcome. */
-  call(request: ToolCallRequest): Promise<{ ok: boolean; text: string }>;
-}
-
-/** A host with no tools: every call fails UNKNOWN_TOOL. */
-export const noTools: ToolHost = {
-  async list() {
-    return [];
-  },
-  async call({ call, emit }) {
-    const toolCallId = crypto.randomUUID();
-    await emit([
-      { type: 'tool_call.requested', actor: 'agent', data: { toolCallId, name: call.name, args: call.args } },
-      { type: 'tool_call.failed', actor: 'system', data: { toolCallId, name: call.name, code: 'UNKNOWN_TOOL' } },
-    ]);
-    return { ok: false, text: JSON.stringify({ tool: call.name, error: 'UNKNOWN_TOOL' }) };
-  },
-};
 
 export interface ExecutionDeps {
   store: EngineStore;
@@ -74,11 +35,20 @@ export class RunExecution {
   /** Aborts the tick in flight (a cancellation, or the process stopping). */
   private tick = new AbortController();
   private stopped = false;
+  private readonly gate: ApprovalGate;
 
   constructor(
     private readonly deps: ExecutionDeps,
     readonly runId: string,
-  ) {}
+  ) {
+    this.gate = new ApprovalGate({
+      deps,
+      signal: () => this.tick.signal,
+      stopped: () => this.stopped,
+      ended: (run) => this.ended(run),
+      abortTick: () => this.tick.abort(),
+    });
+  }
 
   /** The run was cancelled (or lost): abort what it does now. */
   interrupt(): void {
@@ -126,7 +96,7 @@ export class RunExecution {
         continue;
       }
       if (!state.planApproved && agent.config.planningPolicy === 'review_required' && run.mode === 'interactive') {
-        await this.reviewPlan(run, state);
+        await this.gate.reviewPlan(run, state);
         continue;
       }
       await this.nextTick(run, agent, state);
@@ -234,7 +204,7 @@ export class RunExecution {
         const added: ConversationEntry[] = [{ role: 'assistant', text: '', calls }];
         for (const [callIndex, call] of calls.entries()) {
           if (signal.aborted) break;
-          const approve = (ask: Parameters<ToolCallRequest['approve']>[0]) => this.approveToolCall(run, tickIndex, ask);
+          const approve = (ask: Parameters<ToolCallRequest['approve']>[0]) => this.gate.approveToolCall(run, tickIndex, ask);
           const outcome = await this.deps.tools.call({ run, agent, tickIndex, callIndex, call, signal, emit, approve });
           added.push({ role: 'tool', text: outcome.text, toolCallId: call.id, name: call.name });
         }
@@ -259,115 +229,6 @@ export class RunExecution {
         if (spawned) this.deps.wake();
         return { added: [], toolCalls: 0, spawned };
       }
-    }
-  }
-
-  /**
-   * Plan review (planningPolicy review_required, mode interactive): before the first tick the plan
-   * is proposed as an approval of kind `plan` (`scripted` proposes input.plan, else the script's
-   * steps, else []); nothing runs until it is approved; rejected → failed with plan_rejected.
-   * A plan is not a tick.
-   */
-  private async reviewPlan(run: EngineRun, state: RunState): Promise<void> {
-    const { store, approvals } = this.deps;
-    let approvalId = state.planApprovalId;
-    if (!approvalId) {
-      const input = run.input as { plan?: unknown; script?: unknown } | null;
-      const plan = input?.plan !== undefined ? input.plan : Array.isArray(input?.script) ? input.script : [];
-      const row = approvals.draft({ runId: run.id, kind: 'plan', toolCallId: null, toolName: null, args: null, plan, timeoutMs: run.approvalTimeoutMs });
-      const moved = await store.move(
-        run.id,
-        ['running'],
-        'waiting_approval',
-        [
-          { type: 'plan.proposed', actor: 'agent', data: { approvalId: row.id, plan, expiresAt: row.expiresAt.toISOString() } },
-          { type: 'run.waiting_approval', actor: 'system', data: { approvalId: row.id, kind: 'plan' } },
-        ],
-        { state: { ...state, planApprovalId: row.id } },
-        (q) => approvals.insertRow(q, row),
-      );
-      if (!moved) return;
-      approvalId = row.id;
-    }
-    const decision = await this.decision(run, approvalId);
-    if (decision === 'aborted') return;
-    if (decision === 'expired') return this.expired(run, null);
-    const resolved = (await approvals.get(approvalId))!;
-    const resolvedEvent = { type: 'plan.resolved', actor: resolved.resolvedBy ?? 'system', data: { approvalId, decision, by: resolved.resolvedBy, ...(resolved.reason ? { reason: resolved.reason } : {}) } };
-    if (decision === 'approved') {
-      await store.move(run.id, ['waiting_approval'], 'running', [resolvedEvent, { type: 'run.resumed', actor: 'system', data: { approvalId } }], { state: { ...state, planApprovalId: approvalId, planApproved: true } });
-      return;
-    }
-    await store.move(run.id, ['waiting_approval'], 'failed', [resolvedEvent, { type: 'run.failed', actor: 'system', data: { stopReason: 'plan_rejected', error: 'The plan was rejected' } }], { stopReason: 'plan_rejected', error: 'The plan was rejected' });
-    this.ended(run);
-  }
-
-  /** A tool call's approval: asked once (tool_call.approval_requested, run.waiting_approval), then waited for. */
-  private async approveToolCall(run: EngineRun, tickIndex: number, ask: Parameters<ToolCallRequest['approve']>[0]): Promise<'approved' | 'rejected' | 'aborted'> {
-    const { store, approvals } = this.deps;
-    let approvalId = ask.existing;
-    if (!approvalId) {
-      const row = approvals.draft({ runId: run.id, kind: 'tool_call', toolCallId: ask.toolCallId, toolName: ask.name, args: ask.args, plan: null, timeoutMs: run.approvalTimeoutMs });
-      const moved = await store.move(
-        run.id,
-        ['running'],
-        'waiting_approval',
-        [
-          { type: 'tool_call.approval_requested', actor: 'system', tickIndex, data: { toolCallId: ask.toolCallId, approvalId: row.id, expiresAt: row.expiresAt.toISOString() } },
-          { type: 'run.waiting_approval', actor: 'system', tickIndex, data: { approvalId: row.id, kind: 'tool_call' } },
-        ],
-        {},
-        (q) => approvals.insertRow(q, row),
-      );
-      if (!moved) return 'aborted';
-      approvalId = row.id;
-    }
-    const decision = await this.decision(run, approvalId);
-    if (decision === 'aborted') return 'aborted';
-    if (decision === 'expired') {
-      await this.expired(run, tickIndex);
-      return 'aborted';
-    }
-    const resolved = (await approvals.get(approvalId))!;
-    const moved = await store.move(run.id, ['waiting_approval'], 'running', [
-      { type: 'tool_call.approval_resolved', actor: resolved.resolvedBy ?? 'system', tickIndex, data: { toolCallId: ask.toolCallId, approvalId, decision, by: resolved.resolvedBy, ...(resolved.reason ? { reason: resolved.reason } : {}) } },
-      { type: 'run.resumed', actor: 'system', tickIndex, data: { approvalId } },
-    ]);
-    return moved ? decision : 'aborted';
-  }
-
-  /** The approval expired: the run fails (approval_expired) and the tick ends. */
-  private async expired(run: EngineRun, tickIndex: number | null): Promise<void> {
-    await this.deps.store.move(run.id, ['waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', tickIndex, data: { stopReason: 'approval_expired', error: 'An approval expired' } }], { stopReason: 'approval_expired', error: 'An approval expired' });
-    this.ended(run);
-    this.tick.abort();
-  }
-
-  /**
-   * Waits for a person's decision on an approval. A pending one past its deadline expires here; a
-   * resolution made while the agent is PAUSED is acted on once it is ACTIVE again.
-   */
-  private async decision(run: EngineRun, approvalId: string): Promise<'approved' | 'rejected' | 'expired' | 'aborted'> {
-    const { approvals, store, signals } = this.deps;
-    for (;;) {
-      if (this.tick.signal.aborted || this.stopped) return 'aborted';
-      const row = await approvals.get(approvalId);
-      if (!row) return 'aborted';
-      const now = Date.now();
-      if (row.status === 'pending') {
-        if (row.expiresAt.getTime() <= now) {
-          await approvals.expire(approvalId);
-          continue;
-        }
-        await signals.wait(run.id, Math.min(WAIT_POLL_MS, row.expiresAt.getTime() - now + 5), this.tick.signal);
-        continue;
-      }
-      if (row.status === 'expired') return 'expired';
-      if ((await store.agent(run.agentId))?.status === 'PAUSED') {
-        await signals.wait(run.id, WAIT_POLL_MS, this.tick.signal);
-        continue;
-      }
-      return row.status;
     }
   }
 

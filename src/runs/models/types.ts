@@ -1,6 +1,6 @@
 // The model behind an agent's ticks, one interface for every provider (DESIGN §5 Models): the
 // embedded `scripted` model now, the OpenAI-compatible one beside it.
-import type { AssembledContext, ConversationEntry } from '../context.ts';
+import type { AssembledContext, ConversationEntry } from '../index.ts';
 
 /** What the model decided in one tick, acted on in this order. */
 export type ModelAction =

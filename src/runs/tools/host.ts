@@ -10,17 +10,17 @@
 // for approval goes on waiting.
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../core/db/index.ts';
-import type { Logger } from '../../core/log.ts';
-import { principalRights } from '../../core/identity/principals.ts';
-import { TableComponentLookup } from '../../core/definitions/component-lookup.ts';
-import type { AgentRecord } from '../../agents/record.ts';
-import type { AgentPluginConfig } from '../../agents/plugin-schema.ts';
+import type { Logger } from '../../core/index.ts';
+import { principalRights } from '../../core/identity/index.ts';
+import { TableComponentLookup } from '../../core/definitions/index.ts';
+import type { AgentRecord } from '../../agents/index.ts';
+import type { AgentPluginConfig } from '../../agents/index.ts';
 import { compileGuardSchema, type CompiledGuard } from '../../../runtime/guard/index.ts';
 import type { CodeRevision, Executor } from '../../../runtime/executor/index.ts';
-import type { NewEvent } from '../record.ts';
-import type { ToolSpec } from '../models/types.ts';
-import type { ToolCallLedger, ToolCallRow } from '../engine/store.ts';
-import type { ToolCallRequest, ToolHost } from '../engine/execution.ts';
+import type { NewEvent } from '../index.ts';
+import type { ToolSpec } from '../models/index.ts';
+import type { ToolCallLedger, ToolCallRow } from '../engine/index.ts';
+import type { ToolCallRequest, ToolHost } from '../engine/index.ts';
 import { approvalNeed, buildRegistry, type McpLister, type RegisteredTool } from './registry.ts';
 
 type FailureCode = 'UNKNOWN_TOOL' | 'INVALID_ARGS' | 'REJECTED' | 'TIMEOUT' | 'RESULT_TOO_LARGE' | 'TOOL_ERROR' | 'INTERRUPTED';

@@ -3,9 +3,9 @@
 // credentials, every wait is bounded, and an unreachable server fails within connectTimeoutMs.
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Logger } from '../../core/log.ts';
-import { canonicalJson } from '../../core/lib/canonical-json.ts';
-import { plainHttpRefusal } from '../../core/lib/loopback.ts';
+import type { Logger } from '../../core/index.ts';
+import { canonicalJson } from '../../core/lib/index.ts';
+import { plainHttpRefusal } from '../../core/lib/index.ts';
 import { McpError, type McpServerConfig, type McpTool } from './mcp-contract.ts';
 import { credentialsFor } from './mcp-auth.ts';
 import { describeFailure, openConnection, untilAborted, type ConnectionTarget, type McpConnection } from './mcp-connection.ts';

@@ -3,10 +3,10 @@
 // is one tool named by its id, or its component toolset's tools named by alias or capability key;
 // an `mcp_server` plugin's tools are the remote server's, named toolNamePrefix + remote name (or
 // alias). Skill and package content goes into the context, not here.
-import type { AgentRecord } from '../../agents/record.ts';
-import type { AgentPluginConfig } from '../../agents/plugin-schema.ts';
-import { mergedPlugins } from '../context.ts';
-import type { ToolSpec } from '../models/types.ts';
+import type { AgentRecord } from '../../agents/index.ts';
+import type { AgentPluginConfig } from '../../agents/index.ts';
+import { mergedPlugins } from '../index.ts';
+import type { ToolSpec } from '../models/index.ts';
 
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 const DEFAULT_RESULT_MAX_BYTES = 1024 * 1024;

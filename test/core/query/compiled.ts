@@ -3,9 +3,9 @@
 import { compileList } from '../../../src/core/query/compile/index.ts';
 import { dialectFor } from '../../../src/core/query/dialect/index.ts';
 import { parseListQuery } from '../../../src/core/query/parse/index.ts';
-import type { ListResource } from '../../../src/core/query/resource.ts';
+import type { ListResource } from '../../../src/core/query/model/resource.ts';
 import { runEventsResource } from '../../../src/core/query/resources/run-events.ts';
-import type { Dialect } from '../../../src/core/query/types.ts';
+import type { Dialect } from '../../../src/core/query/model/types.ts';
 import { R1 } from './fixtures.ts';
 
 const eventScopes = {

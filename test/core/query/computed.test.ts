@@ -2,7 +2,7 @@
 // sorts, coerces values and projects like a stored field of its type, on every database.
 import { describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { defineResource, defineTable, type TableDef } from '../../../src/core/query/resource.ts';
+import { defineResource, defineTable, type TableDef } from '../../../src/core/query/model/index.ts';
 import { thingsResource } from './fixtures.ts';
 import { j, list, openAll } from './matrix.ts';
 

@@ -2,8 +2,9 @@
 // when the server answers (required when CI=true). Tables follow the app's storage conventions.
 import { Database } from 'bun:sqlite';
 import postgresjs from 'postgres';
-import { postgresRunner, sqliteRunner } from '../../../src/core/query/runners.ts';
-import type { Dialect, SqlRunner } from '../../../src/core/query/types.ts';
+import { postgresRunner } from '../../../src/core/db/postgres/runner.ts';
+import { sqliteRunner } from '../../../src/core/db/sqlite/runner.ts';
+import type { Dialect, SqlRunner } from '../../../src/core/query/model/types.ts';
 
 export interface TestDb {
   name: Dialect;

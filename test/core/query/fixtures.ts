@@ -1,7 +1,7 @@
 // Shared fixture data: three runs (R1 with child R2, and an unrelated R3) with their events,
 // and a `things` table covering every field type, plus the resource declared over it.
 // Values are logical; `seed` converts them to each database's storage form.
-import { defineResource, defineTable } from '../../../src/core/query/resource.ts';
+import { defineResource, defineTable } from '../../../src/core/query/model/resource.ts';
 import { sql } from 'drizzle-orm';
 import { type TestDb, schema, store } from './db.ts';
 

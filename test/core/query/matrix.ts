@@ -3,7 +3,7 @@
 import { afterAll } from 'bun:test';
 import { ProblemError } from '../../../src/core/http/problem.ts';
 import { parseListQuery } from '../../../src/core/query/parse/index.ts';
-import type { ListResource } from '../../../src/core/query/resource.ts';
+import type { ListResource } from '../../../src/core/query/model/resource.ts';
 import { type ListResult, type RunListOptions, runList } from '../../../src/core/query/run.ts';
 import { type TestDb, openPostgres, openSqlite } from './db.ts';
 import { R1, seed } from './fixtures.ts';

@@ -2,8 +2,8 @@
 // every malformed or oversized parameter is a 400 pointing at it.
 import { describe, expect, test } from 'bun:test';
 import { ProblemError } from '../../../src/core/http/problem.ts';
-import type { ListQuery } from '../../../src/core/query/ast.ts';
-import { LIMITS } from '../../../src/core/query/limits.ts';
+import type { ListQuery } from '../../../src/core/query/model/ast.ts';
+import { LIMITS } from '../../../src/core/query/model/limits.ts';
 import { parseListQuery } from '../../../src/core/query/parse/index.ts';
 import { j } from './matrix.ts';
 

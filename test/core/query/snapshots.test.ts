@@ -1,8 +1,8 @@
 // Compiled SQL + params per operator and per dialect, as snapshots (the same table for both
 // dialects), plus a few written out in full so a reader sees what the engine emits.
 import { describe, expect, test } from 'bun:test';
-import type { OPERATORS } from '../../../src/core/query/operators.ts';
-import type { ListResource } from '../../../src/core/query/resource.ts';
+import type { OPERATORS } from '../../../src/core/query/model/operators.ts';
+import type { ListResource } from '../../../src/core/query/model/resource.ts';
 import { runEventsResource } from '../../../src/core/query/resources/run-events.ts';
 import { compiled } from './compiled.ts';
 import { R1, thingsResource } from './fixtures.ts';

@@ -2,7 +2,7 @@
 // characters), header fields parse, and an oversized line stops the reader.
 import { describe, expect, test } from 'bun:test';
 import { decodeOutcome } from '../../../runtime/executor/server/decode.ts';
-import { RESULT_LIMIT_BYTES } from '../../../runtime/executor/limits.ts';
+import { RESULT_LIMIT_BYTES } from '../../../runtime/executor/contract/limits.ts';
 import { eachLine, field, line, payload } from '../../../runtime/executor/wire/lines.ts';
 import { lineReader } from '../../../runtime/executor/wire/line-reader.ts';
 

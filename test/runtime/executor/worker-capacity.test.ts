@@ -3,7 +3,7 @@
 // else revisions loaded side by side fail with "Failed to spawn worker thread".
 import { afterAll, expect, test } from 'bun:test';
 import { createExecutor, type Executor } from '../../../runtime/executor/index.ts';
-import { maxWorkersPerHost } from '../../../runtime/executor/limits.ts';
+import { maxWorkersPerHost } from '../../../runtime/executor/contract/limits.ts';
 import { lowcode, request } from './helpers.ts';
 
 const MEMORY_MB = 1024;

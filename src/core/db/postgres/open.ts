@@ -4,20 +4,20 @@ import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import type { SQL } from 'drizzle-orm';
-import * as pgTables from '../schema/pg.ts';
-import type { Database, Orm, Tables } from '../database.ts';
-import { postgresRunner } from '../../query/runners.ts';
+import { pgTables } from '../schema/index.ts';
+import type { Database, Orm, Tables } from '../index.ts';
+import { postgresRunner } from './runner.ts';
 
-const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'pg');
+const MIGRATIONS = join(import.meta.dirname, '..', 'migrations', 'pg');
 const PING_TIMEOUT_MS = 1000;
 /**
  * List queries get connections of their own: a few heavy ones (a group over millions of audit
  * rows) then cannot take every connection of the pool that credential lookups and writes need,
  * and each is cut off by the server past this time (57014, answered 503 QUERY_TIMEOUT); one that
- * has waited that long for a connection is answered QUERY_TIMEOUT as well (src/core/query/runners.ts).
+ * has waited that long for a connection is answered QUERY_TIMEOUT as well (./runner.ts).
  */
 const LIST_CONNECTIONS = 4;
-export const LIST_STATEMENT_TIMEOUT_MS = 30_000;
+const LIST_STATEMENT_TIMEOUT_MS = 30_000;
 /** Idle list connections are closed after this: most instances list rarely. */
 const LIST_IDLE_SECONDS = 60;
 

@@ -340,7 +340,7 @@ export const endpointStats = sqliteTable('endpoint_stats', {
   lastInvokedAt: ts('last_invoked_at'),
 });
 
-/** Invocation counts per latency bucket (bounds in src/core/definitions/statistics.ts); incremented atomically. */
+/** Invocation counts per latency bucket (bounds in src/core/statistics/statistics.ts); incremented atomically. */
 export const endpointLatency = sqliteTable('endpoint_latency', {
   endpointId: id('endpoint_id').notNull(),
   bucket: integer('bucket').notNull(),

@@ -1,24 +1,23 @@
-// bun:sqlite behind the Database interface: WAL, foreign keys, busy timeout, migrations at open.
-import { Database as SqliteClient } from 'bun:sqlite';
+// SQLite (the platform's driver) behind the Database interface: WAL, foreign keys, busy timeout,
+// migrations at open.
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { drizzle } from 'drizzle-orm/bun-sqlite';
-import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
 import type { SQL } from 'drizzle-orm';
-import * as tables from '../schema/sqlite.ts';
-import type { Database, Orm } from '../database.ts';
-import { Mutex } from '../../lib/mutex.ts';
-import { sqliteRunner } from '../../query/runners.ts';
+import { sqliteTables as tables } from '../schema/index.ts';
+import type { Database } from '../index.ts';
+import { Mutex } from '../../lib/index.ts';
+import { platform } from '../../platform/index.ts';
 import { SqliteReaders } from './readers.ts';
+import { sqliteRunner } from './runner.ts';
 
-const MIGRATIONS = join(import.meta.dir, '..', 'migrations', 'sqlite');
+const MIGRATIONS = join(import.meta.dirname, '..', 'migrations', 'sqlite');
 
 /**
  * Opens (and migrates) a SQLite database. `file` is a path or `:memory:`.
  * The connection is single and synchronous, so a transaction that awaits between statements
  * would let other requests' statements slip into it: every use goes through one mutex.
  */
-export function openSqlite(file: string): Database {
+export async function openSqlite(file: string): Promise<Database> {
   if (file !== ':memory:') {
     // Executor hosts run as another user and must not read the database. A directory made here
     // is 0700; one that exists is left as it is (it may be /tmp, or a home directory: changing
@@ -31,13 +30,12 @@ export function openSqlite(file: string): Database {
     const mode = statSync(file).mode & 0o777;
     if (mode & 0o007) chmodSync(file, mode & ~0o007);
   }
-  const client = new SqliteClient(file, { create: true, strict: true });
+  const client = platform.sqlite.open(file, { create: true, strict: true });
   client.exec('PRAGMA journal_mode = WAL');
   client.exec('PRAGMA synchronous = NORMAL');
   client.exec('PRAGMA foreign_keys = ON');
   client.exec('PRAGMA busy_timeout = 5000');
-  const orm = drizzle({ client, schema: tables });
-  migrate(orm, { migrationsFolder: MIGRATIONS });
+  const orm = await platform.sqlite.orm(client, tables, MIGRATIONS);
 
   const mutex = new Mutex();
   // List queries on a file run on reader threads; an in-memory database has one connection only.
@@ -48,12 +46,12 @@ export function openSqlite(file: string): Database {
     location: file === ':memory:' ? null : { url: `sqlite:${file}` },
     dialect: 'sqlite',
     t: tables,
-    read: (fn) => mutex.run(() => fn(orm as Orm)),
+    read: (fn) => mutex.run(() => fn(orm)),
     write: (fn) =>
       mutex.run(async () => {
         client.exec('BEGIN IMMEDIATE');
         try {
-          const result = await fn(orm as Orm);
+          const result = await fn(orm);
           client.exec('COMMIT');
           return result;
         } catch (error) {

@@ -1,8 +1,8 @@
 // A list-query reader's thread: its own read-only connection to the SQLite file, so a long list
 // query (a group or a count over a million audit rows takes a second) runs beside the serving
-// thread instead of on it (bun:sqlite is synchronous). Messages: {file} opens, then
+// thread instead of on it (SQLite is synchronous). Messages: {file} opens, then
 // {id, sql, params} → {id, rows} or {id, error: {message, code}}; {id, close} closes the connection.
-import { Database, type SQLQueryBindings } from 'bun:sqlite';
+import { platform, type SqliteConnection, type SqliteValue } from '../../platform/index.ts';
 
 declare const self: Worker;
 
@@ -12,15 +12,15 @@ interface Request {
   close?: true;
   file?: string;
   sql?: string;
-  params?: SQLQueryBindings[];
+  params?: SqliteValue[];
 }
 
-let db: Database | null = null;
+let db: SqliteConnection | null = null;
 /** Why the file could not be opened: every query is answered with it. */
 let openError: string | null = null;
 
-function open(file: string): Database {
-  const client = new Database(file, { readonly: true, strict: true });
+function open(file: string): SqliteConnection {
+  const client = platform.sqlite.open(file, { readonly: true, strict: true });
   client.exec('PRAGMA busy_timeout = 5000');
   // Read-only twice over: the connection cannot write, and neither can a statement it is given.
   client.exec('PRAGMA query_only = 1');

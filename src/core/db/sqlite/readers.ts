@@ -1,5 +1,5 @@
 // The list engine's runner on a SQLite file: every list query runs on a reader thread with its own
-// read-only connection (./reader-worker.ts), never on the serving thread. bun:sqlite is
+// read-only connection (./reader-worker.ts), never on the serving thread. SQLite is
 // synchronous: run inline, a group or a count over a million audit rows held both origins'
 // event loop (the runtime's invocations included) for half a second or more. Readers see what
 // has been committed, as any connection does: each write commits before its response.
@@ -8,9 +8,9 @@
 // limit the query is answered QUERY_TIMEOUT, the queries queued behind it go to another reader,
 // and its thread is told to stop; the thread ends when the statement does, and until then it
 // keeps its slot, so that runaway queries never hold more than READERS threads.
-import type { SQLQueryBindings } from 'bun:sqlite';
-import { sqlite } from '../../query/dialect/sqlite.ts';
-import type { SqlRunner } from '../../query/types.ts';
+import { sqlite } from '../../query/dialect/index.ts';
+import type { SqlRunner } from '../../query/model/index.ts';
+import { platform, type SqliteValue } from '../../platform/index.ts';
 
 /** Reader threads: two, so that one long query does not hold up every other list page. */
 const READERS = 2;
@@ -32,7 +32,7 @@ interface Reply {
 /** One list query, from the call until it is answered (on whichever reader it ends up). */
 interface Job {
   sql: string;
-  params: SQLQueryBindings[];
+  params: SqliteValue[];
   resolve(rows: Rows): void;
   reject(error: Error): void;
   timer: Timer;
@@ -53,7 +53,7 @@ class Reader {
   /** Queries posted to the thread, in order: the first is the one running. */
   readonly jobs = new Map<number, Job>();
   usable = true;
-  private readonly worker = new Worker(new URL('./reader-worker.ts', import.meta.url).href);
+  private readonly worker = platform.startWorker(new URL('./reader-worker.ts', import.meta.url));
   private next = 1;
 
   constructor(file: string, private readonly events: ReaderEvents) {
@@ -180,7 +180,7 @@ export class SqliteReaders implements SqlRunner {
     return new Promise((resolve, reject) => {
       const job: Job = {
         sql,
-        params: params as SQLQueryBindings[],
+        params: params as SqliteValue[],
         resolve,
         reject,
         timer: setTimeout(() => this.timedOut(job), this.timeoutMs),
@@ -198,7 +198,7 @@ export class SqliteReaders implements SqlRunner {
       job.resolve = (rows) => (resolve(rows), done());
       job.reject = (error) => (reject(error), done());
     })));
-    await Promise.race([settled, Bun.sleep(this.closeWaitMs)]);
+    await Promise.race([settled, platform.sleep(this.closeWaitMs)]);
     const closing = coded('the database is closed');
     for (const job of [...this.waiting, ...this.slots.flatMap((r) => (r ? [...r.jobs.values()] : []))]) {
       clearTimeout(job.timer);

@@ -1,8 +1,7 @@
 // The spec's cast types and the logical type each converts to. The SQL of each conversion is in
 // the dialects (`cast`): Postgres casts natively (a value that does not convert fails the query
 // with a 400), SQLite converts leniently (CAST semantics; unparseable dates and JSON give NULL).
-import type { CastType } from '../ast.ts';
-import type { ValueType } from '../types.ts';
+import type { CastType, ValueType } from '../model/index.ts';
 
 export const CAST_TARGET: Record<CastType, ValueType> = {
   TEXT: 'string',

@@ -2,10 +2,8 @@
 // compiled CTEs and the trusted per-table scopes. Generated aliases (t0, t1, w1, c0 …) are the
 // only names besides server definitions that appear in the SQL; client aliases never do.
 import type { SQL } from 'drizzle-orm';
-import type { FilterNode } from '../ast.ts';
-import type { SqlDialect } from '../dialect/types.ts';
-import type { ListResource, TableDef } from '../resource.ts';
-import type { ScalarType, ValueType } from '../types.ts';
+import type { FilterNode, ListResource, TableDef, ScalarType, ValueType } from '../model/index.ts';
+import type { SqlDialect } from '../dialect/index.ts';
 
 /** A column a CTE exposes: its output name, generated SQL name and type. */
 interface CteColumn {

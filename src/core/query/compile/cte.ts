@@ -1,9 +1,9 @@
 // CTEs: named sub-queries in the same structured language, over an allowlisted table (with the
 // route's scope for it) or an earlier CTE. Their columns become fields of whatever joins them.
 import { sql } from 'drizzle-orm';
-import type { CteSpec } from '../ast.ts';
-import { type Issues, at, fail } from '../errors.ts';
-import { featureOn, uniqueFields, visibleFields } from '../resource.ts';
+import type { CteSpec } from '../model/index.ts';
+import { type Issues, at, fail } from '../model/index.ts';
+import { featureOn, uniqueFields, visibleFields } from '../model/index.ts';
 import type { Ctx, Source } from './context.ts';
 import { renderCteBody } from './render.ts';
 import { Scope, tableScope } from './scope.ts';

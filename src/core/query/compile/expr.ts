@@ -2,12 +2,8 @@
 // aggregates, casts, coalesce, case (conditions in the filter language) and server-defined
 // expressions named by `raw`. Each compiles to SQL plus the logical type of its result.
 import { type SQL, sql } from 'drizzle-orm';
-import type { Expr } from '../ast.ts';
-import { TRUNC_UNITS, type TruncUnit } from '../dialect/types.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
-import { AGGREGATE_FNS, type AggregateFn, SCALAR_FNS, type ScalarFn } from '../resource.ts';
-import type { ValueType } from '../types.ts';
+import { type Expr, at, fail, LIMITS, AGGREGATE_FNS, type AggregateFn, SCALAR_FNS, type ScalarFn, type ValueType } from '../model/index.ts';
+import { TRUNC_UNITS, type TruncUnit } from '../dialect/index.ts';
 import { FILTER_TYPES } from './cast.ts';
 import { compileFilter } from './filter.ts';
 import { castOperand, type Scope } from './scope.ts';

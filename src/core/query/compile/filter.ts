@@ -1,8 +1,7 @@
 // Filter trees → SQL boolean expressions. Groups nest in parentheses; each predicate resolves
 // its field through the scope and binds its value (predicate.ts).
 import { type SQL, sql } from 'drizzle-orm';
-import type { FilterNode } from '../ast.ts';
-import { at } from '../errors.ts';
+import { type FilterNode, at } from '../model/index.ts';
 import { compilePredicate } from './predicate.ts';
 import type { Scope } from './scope.ts';
 

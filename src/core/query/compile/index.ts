@@ -2,12 +2,12 @@
 // query and how to decode the rows. Pure: no database access, so it is what snapshot tests and
 // the property tests exercise.
 import { type SQL, sql } from 'drizzle-orm';
-import type { CastType, FilterNode, ListQuery } from '../ast.ts';
-import { flatten, quoteName } from '../dialect/flatten.ts';
-import type { SqlDialect } from '../dialect/types.ts';
-import { Issues, fail } from '../errors.ts';
-import { type ListResource, featureOn, visibleFields } from '../resource.ts';
-import type { ValueType } from '../types.ts';
+import type { CastType, FilterNode, ListQuery } from '../model/index.ts';
+import { flatten, quoteName } from '../dialect/index.ts';
+import type { SqlDialect } from '../dialect/index.ts';
+import { Issues, fail } from '../model/index.ts';
+import { type ListResource, featureOn, visibleFields } from '../model/index.ts';
+import type { ValueType } from '../model/index.ts';
 import { Ctx } from './context.ts';
 import { compileCtes } from './cte.ts';
 import { and, compileFilter } from './filter.ts';

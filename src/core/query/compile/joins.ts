@@ -3,10 +3,7 @@
 // references (`r.status`); the SQL gets a generated alias. A joined table is restricted by the
 // route's trusted scope for that table, inside the ON clause.
 import { type SQL, sql } from 'drizzle-orm';
-import type { JoinOp, JoinSpec } from '../ast.ts';
-import { at, fail } from '../errors.ts';
-import { featureOn, uniqueFields } from '../resource.ts';
-import type { ValueType } from '../types.ts';
+import { type JoinOp, type JoinSpec, at, fail, featureOn, uniqueFields, type ValueType } from '../model/index.ts';
 import type { Source } from './context.ts';
 import { type Scope, tableScope } from './scope.ts';
 

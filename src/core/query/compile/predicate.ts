@@ -1,11 +1,8 @@
 // One predicate `{field, op, value}` → SQL for the field's resolved expression. The operator
 // must be one the field's type (and declaration) accepts; every value is coerced and bound.
 import { type SQL, sql } from 'drizzle-orm';
-import type { Predicate } from '../ast.ts';
-import { checkLikePattern } from '../dialect/patterns.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
-import type { Operator } from '../operators.ts';
+import { type Predicate, at, fail, LIMITS, type Operator } from '../model/index.ts';
+import { checkLikePattern } from '../dialect/index.ts';
 import { coerce, coerceElement, coerceJson } from './values.ts';
 import type { Operand, Scope } from './scope.ts';
 

@@ -2,12 +2,20 @@
 // in the allowlist (table fields, relations, JSON paths, join aliases, CTE columns) and never
 // interpolated; JSON path segments are bound as values.
 import { type SQL, sql } from 'drizzle-orm';
-import type { CastType } from '../ast.ts';
-import { fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
-import { JSON_PATH_OPERATORS, OPERATORS_BY_TYPE, type Operator } from '../operators.ts';
-import { type Alias, type TableDef, aliasPath } from '../resource.ts';
-import { type ScalarType, type ValueType, isScalarType } from '../types.ts';
+import {
+  type CastType,
+  fail,
+  LIMITS,
+  JSON_PATH_OPERATORS,
+  OPERATORS_BY_TYPE,
+  type Operator,
+  type Alias,
+  type TableDef,
+  aliasPath,
+  type ScalarType,
+  type ValueType,
+  isScalarType,
+} from '../model/index.ts';
 import { CAST_TARGET } from './cast.ts';
 import type { Ctx, Source } from './context.ts';
 import { compileFilter } from './filter.ts';

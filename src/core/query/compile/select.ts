@@ -2,10 +2,21 @@
 // sort, resolved against a scope. The plan keeps expressions apart from how render.ts writes
 // them, because grouped and distinct queries refer to their columns by generated name.
 import { type SQL, sql } from 'drizzle-orm';
-import type { CastType, FilterNode, NameRef, ProjectionEntry, SortDirection, SortEntry } from '../ast.ts';
-import { type Issues, fail } from '../errors.ts';
-import { AGGREGATE_FNS, featureOn } from '../resource.ts';
-import { type ScalarType, type ValueType, isScalarType } from '../types.ts';
+import {
+  type CastType,
+  type FilterNode,
+  type NameRef,
+  type ProjectionEntry,
+  type SortDirection,
+  type SortEntry,
+  type Issues,
+  fail,
+  AGGREGATE_FNS,
+  featureOn,
+  type ScalarType,
+  type ValueType,
+  isScalarType,
+} from '../model/index.ts';
 import { CAST_TARGET } from './cast.ts';
 import { compileExpr } from './expr.ts';
 import { compileFilter } from './filter.ts';

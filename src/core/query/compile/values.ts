@@ -1,8 +1,7 @@
 // Coerces client values to a field's logical type. Bracket-style values are always strings, JSON
 // values may be typed; both land on the same bound value, so equivalent encodings compile alike.
-import type { Bindable, JsonScalar } from '../dialect/types.ts';
-import { fail } from '../errors.ts';
-import type { ScalarType, ValueType } from '../types.ts';
+import type { Bindable, JsonScalar } from '../dialect/index.ts';
+import { fail, type ScalarType, type ValueType } from '../model/index.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^[-+]?\d{1,16}$/;

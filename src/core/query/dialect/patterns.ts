@@ -1,6 +1,6 @@
 // Rewrites of client text into LIKE and GLOB patterns. The results are bound values, never SQL;
 // escaping here only decides which characters match literally.
-import { fail } from '../errors.ts';
+import { fail } from '../model/index.ts';
 
 /** Escapes %, _ and \ so the text matches literally in LIKE … ESCAPE '\'. */
 export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);

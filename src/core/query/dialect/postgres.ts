@@ -5,7 +5,7 @@
 // JSON-encode the already encoded string (drizzle's driver does not, the bare client does).
 import { type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { ValueType } from '../types.ts';
+import type { ValueType } from '../model/index.ts';
 import { escapeLike } from './patterns.ts';
 import type { Bindable, SqlDialect, TruncUnit } from './types.ts';
 

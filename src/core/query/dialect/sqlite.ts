@@ -2,7 +2,7 @@
 // Array and JSON operators go through json_each/json_tree; case-sensitive LIKE through GLOB.
 import { type SQL, sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
-import type { ValueType } from '../types.ts';
+import type { ValueType } from '../model/index.ts';
 import { escapeGlob, likeToGlob } from './patterns.ts';
 import type { Bindable, JsonScalar, SqlDialect, TruncUnit } from './types.ts';
 

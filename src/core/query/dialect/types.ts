@@ -2,7 +2,7 @@
 // database (sqlite.ts, postgres.ts). Every method takes SQL fragments the compiler built from
 // server definitions plus plain values, and returns SQL in which those values are bound.
 import type { SQL } from 'drizzle-orm';
-import type { Dialect, ValueType } from '../types.ts';
+import type { Dialect, ValueType } from '../model/index.ts';
 
 /** A coerced value ready to bind (timestamps as epoch ms, dates as YYYY-MM-DD). */
 export type Bindable = string | number | boolean;

@@ -1,7 +1,5 @@
 // The `cast` parameter: `{key: TYPE}` where key is a logical field or a selected alias.
-import type { CastEntry } from '../ast.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { type CastEntry, at, fail, LIMITS } from '../model/index.ts';
 import { looksLikeJson, parseJson } from './json.ts';
 import { parseCastType } from './projection.ts';
 import { expectName, isObject } from './shape.ts';

@@ -1,9 +1,7 @@
 // The `cte` parameter: `{name: {from, filter, fields, groupBy, sort, limit}}`, named sub-queries
 // in the same structured language. Definition order is the object's key order, so a CTE may
 // read from an earlier one.
-import type { CteSpec } from '../ast.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { type CteSpec, at, fail, LIMITS } from '../model/index.ts';
 import { parseFilter } from './filter.ts';
 import { CLIENT_ALIAS } from './joins.ts';
 import { looksLikeJson, parseJson } from './json.ts';

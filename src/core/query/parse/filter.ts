@@ -1,10 +1,7 @@
 // The filter tree: `{and: [...]}`, `{or: [...]}`, `{not: node}` and predicates
 // `{field, op, value}`, from JSON or from qs brackets (which yield the same shapes, with string
 // leaves). Checks shape, value arity and the size limits; types are checked at compile.
-import type { FilterNode } from '../ast.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
-import { ARITY, isOperator } from '../operators.ts';
+import { type FilterNode, at, fail, LIMITS, ARITY, isOperator } from '../model/index.ts';
 import { looksLikeJson, parseJson } from './json.ts';
 import { type Budget, checkJsonValue, checkString, clip, expectName, isObject, onlyKeys, spendValues } from './shape.ts';
 

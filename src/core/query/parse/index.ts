@@ -1,9 +1,7 @@
 // parseListQuery: query string → ListQuery. Each parameter is parsed on its own so that one
 // 400 reports every bad parameter.
-import type { ListQuery } from '../ast.ts';
-import type { ProblemError } from '../../http/problem.ts';
-import { Issues, at } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { type ListQuery, Issues, at, LIMITS } from '../model/index.ts';
+import type { ProblemError } from '../../http/index.ts';
 import { parseCast } from './cast.ts';
 import { parseCte } from './cte.ts';
 import { parseFilter } from './filter.ts';
@@ -61,3 +59,5 @@ export function parseListQueryPartly(search: URLSearchParams | string): ListQuer
   }
   return query;
 }
+
+export { parseNode } from './filter.ts';

@@ -1,9 +1,7 @@
 // The `joins` parameter: `[{table, alias, type, on: {left, op, right}}]` as JSON or brackets.
 // Table and field names are resolved against the endpoint's allowlist at compile; the alias is
 // only a client-side name (the SQL uses generated aliases).
-import type { JoinOp, JoinSpec } from '../ast.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { type JoinOp, type JoinSpec, at, fail, LIMITS } from '../model/index.ts';
 import { looksLikeJson, parseJson } from './json.ts';
 import { expectName, expectObject, isObject, onlyKeys } from './shape.ts';
 

@@ -1,7 +1,6 @@
 // JSON-string parameters: bounded in length and nesting before JSON.parse ever sees them, so a
 // hostile string can neither exhaust the stack nor hold the parser for long.
-import { fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { fail, LIMITS } from '../model/index.ts';
 
 /** Parses a JSON parameter, or throws a violation at `pointer`. */
 export function parseJson(text: string, pointer: string): unknown {

@@ -1,8 +1,7 @@
 // The list-valued parameters (distinct, groupBy, sort) in all their encodings: a JSON array
 // string, indexed or repeated parameters, a legacy comma list ("-seq,createdAt"), and for sort
 // also the object form ({"seq":"DESC"}) and entry objects ({field, dir}).
-import type { NameRef, SortDirection, SortEntry } from '../ast.ts';
-import { at, fail } from '../errors.ts';
+import { type NameRef, type SortDirection, type SortEntry, at, fail } from '../model/index.ts';
 import { looksLikeJson, parseJson } from './json.ts';
 import { expectName, isObject, onlyKeys } from './shape.ts';
 

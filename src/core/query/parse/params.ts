@@ -2,8 +2,7 @@
 // qs with explicit limits (throwing instead of silently truncating); a parameter given both
 // plain and bracket-style is refused rather than merged in some surprising way.
 import qs from 'qs';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { at, fail, LIMITS } from '../model/index.ts';
 
 const PARAMS = [
   'offset', 'limit', 'count', 'filter', 'sort', 'distinct', 'fields',
@@ -91,7 +90,7 @@ export function readParams(search: URLSearchParams | string): Map<ParamName, unk
   return out;
 }
 
-/** qs's limit errors in the list engine's own words (the limits of src/core/query/limits.ts). */
+/** qs's limit errors in the list engine's own words (the limits of src/core/query/model/limits.ts). */
 function limitReason(error: unknown): string {
   if (!(error instanceof RangeError)) return 'it cannot be parsed';
   if (/array limit/i.test(error.message)) return `a list holds more than ${LIMITS.listValues} values`;

@@ -1,9 +1,7 @@
 // The `fields` parameter: plain field names, and (where the endpoint enables them) advanced
 // entries `{field|fn|cast|coalesce|case|raw|value, as}`. Expressions nest to a bounded depth;
 // literals are kept as values to be bound, and `raw` strings only name server expressions.
-import { CAST_TYPES, type CastType, type Expr, type ProjectionEntry } from '../ast.ts';
-import { at, fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { CAST_TYPES, type CastType, type Expr, type ProjectionEntry, at, fail, LIMITS } from '../model/index.ts';
 import { parseNode } from './filter.ts';
 import { listItems } from './lists.ts';
 import { type Budget, type Obj, checkString, expectName, isObject, onlyKeys, spendValues } from './shape.ts';

@@ -1,6 +1,5 @@
 // offset, limit, count, debug: plain values given once.
-import { fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { fail, LIMITS } from '../model/index.ts';
 
 function single(raw: unknown, pointer: string): string {
   if (Array.isArray(raw)) fail(pointer, 'given more than once');

@@ -1,6 +1,5 @@
 // Small shape checks shared by the parameter parsers; each throws a violation at its pointer.
-import { fail } from '../errors.ts';
-import { LIMITS } from '../limits.ts';
+import { fail, LIMITS } from '../model/index.ts';
 
 export type Obj = Record<string, unknown>;
 

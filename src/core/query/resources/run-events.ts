@@ -2,9 +2,9 @@
 // and runs tables as the engine sees them, and the resource with every dynamic feature on.
 // The route passes scope {field: 'runId', op: 'eq', value: runId} and a `runs` table scope.
 import { sql } from 'drizzle-orm';
-import { defineResource, defineTable } from '../resource.ts';
-import { fieldsOf, tableName } from '../table-fields.ts';
-import * as pg from '../../db/schema/pg.ts';
+import { defineResource, defineTable } from '../model/index.ts';
+import { fieldsOf, tableName } from '../index.ts';
+import { pgTables as pg } from '../../db/schema/index.ts';
 
 const runsTable = defineTable({
   name: tableName(pg.runs),

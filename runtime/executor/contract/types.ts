@@ -1,5 +1,5 @@
 // Public types of the executor: what the runtime hands in for one invocation and what it gets back.
-import type { ProblemCode } from '../../src/core/http/problem.ts';
+import type { ProblemCode } from '../../../src/core/http/index.ts';
 
 /** What `api.input()` returns inside component code. */
 export interface ComponentInput {

@@ -3,7 +3,7 @@ import type { SQL } from 'drizzle-orm';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/** How the engine runs SQL; the app supplies it (see runners.ts for the stock ones). */
+/** How the engine runs SQL; the app supplies it (the database layer's sqliteRunner and postgresRunner are the stock ones). */
 export interface SqlRunner {
   readonly dialect: Dialect;
   all(query: SQL): Promise<Record<string, unknown>[]>;

@@ -1,6 +1,6 @@
 // How the engine reports bad queries: every violation carries a JSON pointer under `/query/…`
 // and all of them end up in one 400 INVALID_QUERY problem (DESIGN §3).
-import { ProblemError, type Violation } from '../http/problem.ts';
+import { ProblemError, type Violation } from '../../http/index.ts';
 import { LIMITS } from './limits.ts';
 
 /** Thrown inside the engine for one violation; collected by `Issues` into the problem. */

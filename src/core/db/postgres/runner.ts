@@ -1,26 +1,8 @@
-// Stock SqlRunners over bun:sqlite and postgres.js. Statements are prepared per call and not
-// cached: list queries vary per request, and a cache keyed by their text would grow without
-// bound. An app using drizzle's db objects can write the same few lines around db.all/execute.
-import type { Database, SQLQueryBindings } from 'bun:sqlite';
+// The list engine's runner over postgres.js. Statements are not kept prepared (`prepare: false`):
+// list queries vary per request, and named statements keyed by their text would grow without bound.
 import type postgresjs from 'postgres';
-import { postgres } from './dialect/postgres.ts';
-import { sqlite } from './dialect/sqlite.ts';
-import type { SqlRunner } from './types.ts';
-
-export function sqliteRunner(db: Database): SqlRunner {
-  return {
-    dialect: 'sqlite',
-    async all(query) {
-      const { sql, params } = sqlite.toQuery(query);
-      const statement = db.prepare(sql);
-      try {
-        return statement.all(...(params as SQLQueryBindings[])) as Record<string, unknown>[];
-      } finally {
-        statement.finalize();
-      }
-    },
-  };
-}
+import { postgres } from '../../query/dialect/index.ts';
+import type { SqlRunner } from '../../query/model/index.ts';
 
 /**
  * @param deadlineMs when set, a query not answered by then (waiting for a connection included,

@@ -1,0 +1,48 @@
+// What the executor's server, its hosts and their Workers agree on: the call and outcome types
+// (types.ts) and the limits (limits.ts). Imported by what runs in the sandbox too: nothing here
+// reaches the server.
+
+export {
+  DEFAULT_HOSTS,
+  DEFAULT_MAX_HOSTS,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_WORKER_IDLE_MS,
+  ERROR_MESSAGE_LIMIT_CHARS,
+  HOST_ALLOCATOR_VARIABLE,
+  HOST_FILES_LIMIT,
+  HOST_LINE_LIMIT_CHARS,
+  HOST_START_TIMEOUT_MS,
+  HOST_STOP_GRACE_MS,
+  HOST_TASKS_SHARE,
+  HOST_WAIT_LIMIT_MS,
+  hostAddressSpaceMb,
+  LOG_LIMIT_BYTES,
+  LOG_LIMIT_LINES,
+  LOG_LINE_LIMIT_CHARS,
+  MAX_CONCURRENT_PER_WORKER,
+  MAX_TIMEOUT_MS,
+  maxWorkersPerHost,
+  MIN_TIMEOUT_MS,
+  PRIVATE_TMP_MB,
+  RESULT_LIMIT_BYTES,
+  VERIFY_TIMEOUT_MS,
+  WORKER_STALL_MS,
+  WORKER_STOP_GRACE_MS,
+} from './limits.ts';
+export type {
+  CodeRevision,
+  ComponentInput,
+  ComponentResult,
+  CurrentUser,
+  ExecutionFailureCode,
+  ExecutionOutcome,
+  ExecutionRequest,
+  Executor,
+  ExecutorOptions,
+  ExecutorStatus,
+  PlatformCall,
+  PlatformReply,
+  ResultSelection,
+  SandboxLayers,
+  VerifyOutcome,
+} from './types.ts';

@@ -1,0 +1,7 @@
+// The control plane's HTTP conventions for Elysia: the plugin (oid, credential, problem+json),
+// OpenAPI helpers and allowed methods.
+
+export { type AllowedMethods, allowedMethodsOf } from './allowed-methods.ts';
+export { operation, ProblemSchema } from './docs.ts';
+export { bearerTokenOf, httpConventions, type HttpLogger } from './plugin.ts';
+export { docsPage } from './docs-page.ts';
