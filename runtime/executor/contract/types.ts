@@ -75,6 +75,8 @@ export interface ExecutionRequest {
   results?: ResultSelection;
   /** Deadline for this invocation, counted from the call to `execute` (time spent queued included). */
   timeoutMs: number;
+  /** Aborting it ends the invocation as its deadline would: answered at once, its Worker terminated. */
+  signal?: AbortSignal;
   /** Serves api.platform(method, path, body) on the server side, as the execution identity. */
   platform?: (call: PlatformCall) => Promise<PlatformReply>;
 }

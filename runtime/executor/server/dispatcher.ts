@@ -78,6 +78,13 @@ export class Dispatcher {
       deadline: 0, awaitingHost: false, answered: false, queued: false, timeoutMs, request, resolve,
     };
     this.start(p);
+    // A caller that gives up (an agent run cancelled) ends it as its deadline would; one in
+    // transit to its host is left to the deadline sweep.
+    const giveUp = () => {
+      if (!p.answered && (p.queued || p.loaded)) this.deadlineFor(p);
+    };
+    if (request.signal?.aborted) giveUp();
+    else request.signal?.addEventListener('abort', giveUp, { once: true });
     return promise;
   }
 

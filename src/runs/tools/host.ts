@@ -181,6 +181,8 @@ export class RegistryToolHost implements ToolHost {
       currentUser: { id: accountId, kind: rights.kind, name: accountId, roles: [...rights.roles] },
       ...(source.popResult ? { results: { only: source.popResult } } : {}),
       timeoutMs: tool.timeoutMs,
+      // A cancelled run's tool call ends at once, its Worker terminated.
+      signal: request.signal,
     });
     const aborted = new Promise<null>((resolve) => request.signal.addEventListener('abort', () => resolve(null), { once: true }));
     const outcome = await Promise.race([execution, aborted]);
