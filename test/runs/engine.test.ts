@@ -157,12 +157,13 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
 
   describe('scheduling', () => {
     test('maxActiveRootRuns (default 1): the rest stay queued with their place, and start in creation order', async () => {
-      const a = await agent();
+      // Made while the agent is PAUSED, so that all three are queued when their places are read.
+      const a = await agent({ status: 'PAUSED' });
       const runs = [];
       for (let i = 0; i < 3; i++) runs.push((await start(a, { input: { script: [{ sleep: 150 }] } })).body);
-      expect(runs[2]).toMatchObject({ status: 'queued', queuePosition: expect.any(Number) });
-      const positions = (await Promise.all(runs.map((r) => get(r.id)))).map((r) => r.queuePosition);
-      expect(positions.filter((x) => x !== null)).toEqual(positions.filter((x) => x !== null).map((_, i) => i + 1));
+      expect(runs.map((r) => r.queuePosition)).toEqual([1, 2, 3]);
+      expect((await Promise.all(runs.map((r) => get(r.id)))).map((r) => [r.status, r.queuePosition])).toEqual([['queued', 1], ['queued', 2], ['queued', 3]]);
+      expect((await patch(a, { status: 'ACTIVE' })).status).toBe(200);
       const done = await Promise.all(runs.map((r) => ended(r.id)));
       const starts = done.map((r) => Date.parse(r.startedAt));
       expect([...starts].sort((x, y) => x - y)).toEqual(starts);
@@ -172,7 +173,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
     test('the lower of config and policy: maxActiveRootRuns 2 (policy 2 of config 3) runs two at once', async () => {
       const a = await agent({ config: { maxActiveRootRuns: 3 }, policy: { maxActiveRootRuns: 2 } });
       const runs: Run[] = [];
-      for (let i = 0; i < 3; i++) runs.push((await start(a, { input: { script: [{ sleep: 400 }] } })).body);
+      for (let i = 0; i < 3; i++) runs.push((await start(a, { input: { script: [{ sleep: 2000 }] } })).body);
       await until(runs[1]!.id, (r) => r.status === 'running');
       expect((await get(runs[0]!.id)).status).toBe('running');
       expect((await get(runs[2]!.id)).status).toBe('queued');
