@@ -152,12 +152,15 @@ test('closing does not wait long for a runaway query: it is answered and its thr
 });
 
 test('closing waits for the list query in flight; afterwards a query is refused', async () => {
-  const own = await openDatabase(`sqlite:${join(tempDir('readers'), 'platform.db')}`);
-  const query = own.runner.all(slowCount);
+  const file = join(tempDir('readers'), 'platform.db');
+  await (await openDatabase(`sqlite:${file}`)).close();
+  // A close wait no loaded machine reaches (the default, 2 s, is what a slow count can take under load).
+  const readers = new SqliteReaders(file, { closeWaitMs: 60_000 });
+  const query = readers.all(slowCount);
   await Bun.sleep(20);
-  await own.close();
+  await readers.close();
   expect(await query).toEqual([{ n: 3_000_000 }]);
-  await expect(own.runner.all(sql`SELECT 1`)).rejects.toThrow('the database is closed');
+  await expect(readers.all(sql`SELECT 1`)).rejects.toThrow('the database is closed');
 });
 
 test('an in-memory database keeps its single connection for list queries', async () => {
