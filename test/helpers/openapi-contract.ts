@@ -1,0 +1,56 @@
+// The contract check: a response the in-process app gave is one its OpenAPI document declares
+// (the status for that path and method) with a body matching the declared schema (ajv, 2020-12).
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+type Document = { paths: Record<string, Record<string, Operation>> };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DOC_ID = 'https://control-plane.test/openapi.json';
+const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+
+export interface ContractCheck {
+  /** What is wrong with this response against the document; empty when it conforms. */
+  violations(method: string, path: string, response: { status: number; body: unknown; headers: Headers }): string[];
+}
+
+/** Loads the document once from the app (GET /api/v1/docs/json) and checks responses against it. */
+export async function openApiContract(app: { handle(request: Request): Response | Promise<Response> }): Promise<ContractCheck> {
+  const doc = (await (await app.handle(new Request('http://localhost/api/v1/docs/json'))).json()) as Document;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat('uuid', UUID);
+  ajv.addFormat('date-time', (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)));
+  ajv.addFormat('uri', (value: string) => URL.canParse(value));
+  ajv.addSchema({ ...doc, $id: DOC_ID });
+  const compiled = new Map<string, ValidateFunction>();
+  // A literal segment beats a parameter (/endpoints/settings before /endpoints/{endpointId}).
+  const templates = Object.keys(doc.paths)
+    .map((template) => ({ template, pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
+    .sort((a, b) => a.params - b.params);
+
+  return {
+    violations(method, path, response) {
+      const pathname = new URL(path, 'http://localhost').pathname;
+      const template = templates.find((t) => t.pattern.test(pathname))?.template;
+      if (!template) return [`${method} ${pathname}: no path of the document matches`];
+      const operation = doc.paths[template]![method.toLowerCase()];
+      if (!operation) return [`${method} ${template}: the document has no such operation`];
+      const declared = operation.responses[String(response.status)];
+      if (!declared) return [`${method} ${template}: status ${response.status} is not declared (${Object.keys(operation.responses).join(', ')})`];
+      const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+      if (!declared.content) return response.body === null || response.body === undefined || response.body === '' ? [] : [`${method} ${template} ${response.status}: a body where none is declared`];
+      if (!declared.content[mediaType]) return [`${method} ${template} ${response.status}: media type ${mediaType} is not declared (${Object.keys(declared.content).join(', ')})`];
+      if (mediaType !== 'application/json' && mediaType !== 'application/problem+json') return [];
+      const ref = `${DOC_ID}#/${pointer('paths', template, method.toLowerCase(), 'responses', String(response.status), 'content', mediaType, 'schema')}`;
+      let validate = compiled.get(ref);
+      if (!validate) {
+        validate = ajv.compile({ $ref: ref });
+        compiled.set(ref, validate);
+      }
+      if (validate(response.body)) return [];
+      return (validate.errors ?? []).map((e) => `${method} ${template} ${response.status}: ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    },
+  };
+}
