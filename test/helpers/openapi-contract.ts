@@ -12,6 +12,8 @@ const DOC_ID = 'https://control-plane.test/openapi.json';
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 export interface ContractCheck {
+  /** The document has this operation (the fallbacks' 404 and 405 for other paths and methods are outside it). */
+  declares(method: string, path: string): boolean;
   /** What is wrong with this response against the document; empty when it conforms. */
   violations(method: string, path: string, response: { status: number; body: unknown; headers: Headers }): string[];
 }
@@ -30,10 +32,15 @@ export async function openApiContract(app: { handle(request: Request): Response 
     .map((template) => ({ template, pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
     .sort((a, b) => a.params - b.params);
 
+  const templateOf = (path: string) => {
+    const pathname = new URL(path, 'http://localhost').pathname;
+    return templates.find((t) => t.pattern.test(pathname))?.template;
+  };
   return {
+    declares: (method, path) => doc.paths[templateOf(path) ?? '']?.[method.toLowerCase()] !== undefined,
     violations(method, path, response) {
       const pathname = new URL(path, 'http://localhost').pathname;
-      const template = templates.find((t) => t.pattern.test(pathname))?.template;
+      const template = templateOf(path);
       if (!template) return [`${method} ${pathname}: no path of the document matches`];
       const operation = doc.paths[template]![method.toLowerCase()];
       if (!operation) return [`${method} ${template}: the document has no such operation`];

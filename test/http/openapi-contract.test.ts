@@ -152,3 +152,9 @@ test('the check refuses an undeclared status, a body off its schema, a wrong lis
   expect(contract.violations('GET', agent, { status: 404, body: { status: 404 }, headers: json })[0]).toContain('media type application/json is not declared');
   expect(contract.violations('PUT', agent, { status: 200, body: {}, headers: json })[0]).toContain('no such operation');
 });
+
+test('the fallbacks (unknown path, other method) are outside the document', () => {
+  expect(contract.declares('GET', `/api/v1/agents/${NO_SUCH}`)).toBe(true);
+  expect(contract.declares('PUT', `/api/v1/agents/${NO_SUCH}`)).toBe(false);
+  expect(contract.declares('GET', '/api/v1/does/not/exist')).toBe(false);
+});
