@@ -1,6 +1,6 @@
 // What the accounts routes answer (DESIGN §2): users, service accounts, keys, workspaces, groups, tokens.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Id, Nullable } from '../http/index.ts';
+import { DateTime, Id, Nullable, projectionOf } from '../http/index.ts';
 
 const common = { id: Id(), name: Type.String(), roles: Type.Array(Type.String()), platformAccess: Type.Boolean(), workspaceIds: Type.Array(Id()), createdAt: DateTime() };
 
@@ -27,7 +27,7 @@ export const PrincipalJson = Type.Object(
 );
 
 const key = { id: Id(), principalId: Id(), name: Type.String(), expiresAt: Nullable(DateTime()), revokedAt: Nullable(DateTime()), createdAt: DateTime() };
-export const ApiKeyJson = Type.Object(key, { title: 'ApiKey', additionalProperties: false });
+const ApiKeyJson = Type.Object(key, { title: 'ApiKey', additionalProperties: false });
 export const ApiKeyCreatedJson = Type.Object(
   { ...key, key: Type.String({ description: 'The secret, shown only in this response' }) },
   { title: 'ApiKeyCreated', additionalProperties: false },
@@ -40,4 +40,10 @@ export const TokenJson = Type.Object(
   { title: 'Token', additionalProperties: false },
 );
 
-export const accountResponseSchemas = [UserJson, ServiceAccountJson, PrincipalJson, ApiKeyJson, ApiKeyCreatedJson, WorkspaceJson, GroupJson, TokenJson];
+export const UserProjection = projectionOf(UserJson);
+export const ServiceAccountProjection = projectionOf(ServiceAccountJson);
+export const ApiKeyProjection = projectionOf(ApiKeyJson);
+export const WorkspaceProjection = projectionOf(WorkspaceJson);
+export const GroupProjection = projectionOf(GroupJson);
+
+export const accountResponseSchemas = [UserProjection, ServiceAccountProjection, ApiKeyProjection, WorkspaceProjection, GroupProjection, UserJson, ServiceAccountJson, PrincipalJson, ApiKeyJson, ApiKeyCreatedJson, WorkspaceJson, GroupJson, TokenJson];

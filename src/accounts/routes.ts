@@ -1,5 +1,5 @@
 // HTTP routes of the accounts surface: /users, /service-accounts, /api-keys, /workspaces, /groups, /me, /auth/token.
-import { ApiKeyCreatedJson, ApiKeyJson, GroupJson, PrincipalJson, ServiceAccountJson, TokenJson, UserJson, WorkspaceJson } from './responses.ts';
+import { ApiKeyCreatedJson, GroupJson, PrincipalJson, ServiceAccountJson, TokenJson, UserJson, WorkspaceJson, UserProjection, ServiceAccountProjection, ApiKeyProjection, WorkspaceProjection, GroupProjection } from './responses.ts';
 import { Elysia } from 'elysia';
 import { type httpConventions, operation, bearerTokenOf } from '../http/index.ts';
 import { API_KEY_CLAIM, type JwtService, type CredentialResolver, type Principal } from '../core/identity/index.ts';
@@ -47,7 +47,7 @@ export function accountRoutes(
       return principalJson(await accounts.createUser(principal, body));
     }, { ...admin, ...operation({ operationId: 'createUser', summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: UserJson }, errors: [409] }) })
     .get('/users', ({ principal, request }) => lister.users(principal, new URL(request.url).search),
-      { ...admin, ...operation({ operationId: 'listUsers', summary: 'List users (list engine; records as GET /users/{id}; fields id, kind, name, email, roles, platformAccess, status, createdAt)', tag: 'Accounts', list: UserJson }) })
+      { ...admin, ...operation({ operationId: 'listUsers', summary: 'List users (list engine; records as GET /users/{id}; fields id, kind, name, email, roles, platformAccess, status, createdAt)', tag: 'Accounts', list: UserProjection }) })
     .get('/users/:id', async ({ params }) => principalJson(await accounts.get('USER', params.id)),
       { ...admin, ...operation({ operationId: 'getUser', summary: 'Get a user', tag: 'Accounts', ids: ['id'], responses: { 200: UserJson } }) })
     .patch('/users/:id', async ({ params, body, principal }) => principalJson(await accounts.updateUser(principal, params.id, body)),
@@ -57,7 +57,7 @@ export function accountRoutes(
       return principalJson(await accounts.createServiceAccount(principal, body));
     }, { ...admin, ...operation({ operationId: 'createServiceAccount', summary: 'Create a service account', tag: 'Accounts', body: ServiceAccountCreate, responses: { 201: ServiceAccountJson } }) })
     .get('/service-accounts', ({ principal, request }) => lister.serviceAccounts(principal, new URL(request.url).search),
-      { ...admin, ...operation({ operationId: 'listServiceAccounts', summary: 'List service accounts (list engine; records as GET /service-accounts/{id}; fields id, kind, name, roles, platformAccess, active, createdAt)', tag: 'Accounts', list: ServiceAccountJson }) })
+      { ...admin, ...operation({ operationId: 'listServiceAccounts', summary: 'List service accounts (list engine; records as GET /service-accounts/{id}; fields id, kind, name, roles, platformAccess, active, createdAt)', tag: 'Accounts', list: ServiceAccountProjection }) })
     .get('/service-accounts/:id', async ({ params }) => principalJson(await accounts.get('SERVICE_ACCOUNT', params.id)),
       { ...admin, ...operation({ operationId: 'getServiceAccount', summary: 'Get a service account', tag: 'Accounts', ids: ['id'], responses: { 200: ServiceAccountJson } }) })
     .patch('/service-accounts/:id', async ({ params, body, principal }) => principalJson(await accounts.updateServiceAccount(principal, params.id, body)),
@@ -72,7 +72,7 @@ export function accountRoutes(
     .get('/api-keys', ({ query, principal, request }) => {
       const target = accounts.keyOwnerFor(principal, query.principalId);
       return lister.apiKeys(principal, target, new URL(request.url).search);
-    }, { ...anyPrincipal, ...operation({ operationId: 'listApiKeys', summary: 'List active API keys (own, or any principal\'s for INSTANCE_ADMIN; list engine)', tag: 'Accounts', list: ApiKeyJson, query: [{ name: 'principalId', description: 'Whose keys (INSTANCE_ADMIN only for another principal; default: the caller)', schema: { type: 'string', format: 'uuid' } }] }) })
+    }, { ...anyPrincipal, ...operation({ operationId: 'listApiKeys', summary: 'List active API keys (own, or any principal\'s for INSTANCE_ADMIN; list engine)', tag: 'Accounts', list: ApiKeyProjection, query: [{ name: 'principalId', description: 'Whose keys (INSTANCE_ADMIN only for another principal; default: the caller)', schema: { type: 'string', format: 'uuid' } }] }) })
     .delete('/api-keys/:id', async ({ params, principal, set }) => {
       await accounts.revokeKey(principal, params.id);
       set.status = 204;
@@ -84,7 +84,7 @@ export function accountRoutes(
     }, { ...admin, ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: WorkspaceJson }, errors: [409] }) })
     .get('/workspaces', ({ principal, request }) => lister.workspaces(principal, new URL(request.url).search), {
       ...anyPrincipal,
-      ...operation({ operationId: 'listWorkspaces', summary: 'List visible workspaces (list engine)', tag: 'Accounts', list: WorkspaceJson }),
+      ...operation({ operationId: 'listWorkspaces', summary: 'List visible workspaces (list engine)', tag: 'Accounts', list: WorkspaceProjection }),
     })
     .post('/groups', async ({ body, set, principal }) => {
       const g = await accounts.createGroup(principal, body);
@@ -92,7 +92,7 @@ export function accountRoutes(
       return groupJson(g);
     }, { ...admin, ...operation({ operationId: 'createGroup', summary: 'Create a group (usable as an Agent owner)', tag: 'Accounts', body: GroupCreate, responses: { 201: GroupJson } }) })
     .get('/groups', ({ principal, request }) => lister.groups(principal, new URL(request.url).search),
-      { ...admin, ...operation({ operationId: 'listGroups', summary: 'List groups with their memberIds (list engine; fields id, name, createdAt)', tag: 'Accounts', list: GroupJson }) })
+      { ...admin, ...operation({ operationId: 'listGroups', summary: 'List groups with their memberIds (list engine; fields id, name, createdAt)', tag: 'Accounts', list: GroupProjection }) })
     .get('/me', ({ principal }) => principalJson(principal),
       { ...credentialOnly, ...operation({ operationId: 'getMe', summary: 'The authenticated principal', tag: 'Accounts', responses: { 200: PrincipalJson } }) })
     .post('/auth/token', async ({ body, principal, set, request }) => {

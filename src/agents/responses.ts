@@ -1,6 +1,6 @@
 // The Agent record as the API answers it (DESIGN §4), for the OpenAPI document.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Id, Nullable } from '../http/index.ts';
+import { DateTime, Id, Nullable, projectionOf } from '../http/index.ts';
 
 const Json = Type.Record(Type.String(), Type.Unknown());
 
@@ -23,4 +23,6 @@ export const AgentJson = Type.Object(
   },
   { title: 'Agent', additionalProperties: false },
 );
-export const agentResponseSchemas = [AgentJson];
+export const AgentProjection = projectionOf(AgentJson);
+
+export const agentResponseSchemas = [AgentProjection, AgentJson];

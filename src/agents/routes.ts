@@ -1,5 +1,5 @@
 // HTTP routes for Agents: create, list, get, PATCH (the spec's update operation), delete.
-import { AgentJson } from './responses.ts';
+import { AgentJson, AgentProjection } from './responses.ts';
 import { Elysia } from 'elysia';
 import { type httpConventions, operation } from '../http/index.ts';
 import { AgentCreateBody, AgentUpdateBody } from './schema.ts';
@@ -23,7 +23,7 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
     })
     .get('/agents', ({ principal, request }) => lister.list(principal, new URL(request.url).search), {
       auth: { roles: agentRoles },
-      ...operation({ operationId: 'listAgents', summary: 'List Agents (list engine: filter, sort, fields, paging)', tag: 'Agents', list: AgentJson }),
+      ...operation({ operationId: 'listAgents', summary: 'List Agents (list engine: filter, sort, fields, paging)', tag: 'Agents', list: AgentProjection }),
     })
     .get('/agents/:agentId', async ({ params, principal, set }) => {
       const agent = await agents.get(principal, params.agentId);

@@ -1,8 +1,8 @@
 // The audit entry as GET /audit answers it.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Id, Nullable } from '../http/index.ts';
+import { DateTime, Id, Nullable, projectionOf } from '../http/index.ts';
 
-export const AuditEntryJson = Type.Object(
+const AuditEntryJson = Type.Object(
   {
     id: Id(),
     at: DateTime(),
@@ -24,4 +24,6 @@ export const AuditEntryJson = Type.Object(
   { title: 'AuditEntry', additionalProperties: false },
 );
 
-export const auditResponseSchemas = [AuditEntryJson];
+export const AuditEntryProjection = projectionOf(AuditEntryJson);
+
+export const auditResponseSchemas = [AuditEntryProjection, AuditEntryJson];

@@ -1,6 +1,6 @@
 // What the component routes answer (DESIGN §7): components, revisions, their approvals, deployments.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Id, Nullable } from '../http/index.ts';
+import { DateTime, Id, Nullable, projectionOf } from '../http/index.ts';
 
 const KIND = Type.Union([Type.Literal('lowcode'), Type.Literal('node'), Type.Literal('json-validator')]);
 
@@ -63,4 +63,8 @@ export const DeploymentJson = Type.Object(
   { title: 'ComponentDeployment', additionalProperties: false },
 );
 
-export const componentResponseSchemas = [ComponentJson, RevisionJson, RevisionApprovalsJson, DeploymentJson];
+export const ComponentProjection = projectionOf(ComponentJson);
+export const RevisionProjection = projectionOf(RevisionJson);
+export const DeploymentProjection = projectionOf(DeploymentJson);
+
+export const componentResponseSchemas = [ComponentProjection, RevisionProjection, DeploymentProjection, ComponentJson, RevisionJson, RevisionApprovalsJson, DeploymentJson];

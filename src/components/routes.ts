@@ -1,5 +1,5 @@
 // HTTP routes of Components and their deployments (DESIGN §7), mounted under /api/v1.
-import { ComponentJson, DeploymentJson, RevisionApprovalsJson, RevisionJson } from './responses.ts';
+import { ComponentJson, DeploymentJson, RevisionApprovalsJson, RevisionJson, ComponentProjection, RevisionProjection, DeploymentProjection } from './responses.ts';
 import { Elysia } from 'elysia';
 import { type httpConventions, operation } from '../http/index.ts';
 import { ComponentCreateBody, ComponentUpdateBody, DeploymentCreateBody } from './schema.ts';
@@ -42,7 +42,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
     })
     .get('/components', ({ principal, request }) => components.list(principal, new URL(request.url).search), {
       ...read,
-      ...operation({ operationId: 'listComponents', summary: 'List Components (list engine)', tag, list: ComponentJson }),
+      ...operation({ operationId: 'listComponents', summary: 'List Components (list engine)', tag, list: ComponentProjection }),
     })
     .get('/components/:componentId', async ({ params, principal, set }) => {
       const view = await components.get(principal, params.componentId);
@@ -89,7 +89,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
     .get('/components/:componentId/revisions', ({ params, principal, request }) =>
       components.revisionList(principal, params.componentId, new URL(request.url).search), {
       ...read,
-      ...operation({ operationId: 'listComponentRevisions', summary: 'List the revisions of a Component, newest first (list engine)', tag, ids: ['componentId'], list: RevisionJson }),
+      ...operation({ operationId: 'listComponentRevisions', summary: 'List the revisions of a Component, newest first (list engine)', tag, ids: ['componentId'], list: RevisionProjection }),
     })
     .get('/components/:componentId/revisions/:revisionId', async ({ params, principal }) =>
       revisionJson(await components.revision(principal, params.componentId, params.revisionId)), {
@@ -138,7 +138,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
     .get('/components/:componentId/deployments', ({ params, principal, request }) =>
       deployments.list(principal, params.componentId, new URL(request.url).search), {
       ...read,
-      ...operation({ operationId: 'listComponentDeployments', summary: 'List deployment attempts, newest first (list engine)', tag: deployTag, ids: ['componentId'], list: DeploymentJson }),
+      ...operation({ operationId: 'listComponentDeployments', summary: 'List deployment attempts, newest first (list engine)', tag: deployTag, ids: ['componentId'], list: DeploymentProjection }),
     })
     .get('/components/:componentId/deployments/:deploymentId', async ({ params, principal }) =>
       deploymentJson(await deployments.get(principal, params.componentId, params.deploymentId)), {

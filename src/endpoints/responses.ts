@@ -1,6 +1,6 @@
 // What the endpoint routes answer (DESIGN §8): definitions, contract checks, statistics.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Id, Nullable } from '../http/index.ts';
+import { DateTime, Id, Nullable, projectionOf } from '../http/index.ts';
 
 const Issue = Type.Object({ code: Type.String(), message: Type.String(), pointer: Type.Optional(Type.String()) });
 
@@ -54,4 +54,6 @@ export const EndpointSettingsJson = Type.Object(
   { title: 'EndpointSettings', additionalProperties: false },
 );
 
-export const endpointResponseSchemas = [EndpointJson, EndpointSettingsJson, ContractStatusJson, EndpointStatisticsJson, GeneratedOpenApiJson];
+export const EndpointProjection = projectionOf(EndpointJson);
+
+export const endpointResponseSchemas = [EndpointProjection, EndpointJson, EndpointSettingsJson, ContractStatusJson, EndpointStatisticsJson, GeneratedOpenApiJson];

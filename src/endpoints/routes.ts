@@ -1,5 +1,5 @@
 // HTTP routes under /api/v1/endpoints: definitions, activation, validation, settings, statistics, OpenAPI.
-import { ContractStatusJson, EndpointJson, EndpointSettingsJson, EndpointStatisticsJson, GeneratedOpenApiJson } from './responses.ts';
+import { ContractStatusJson, EndpointJson, EndpointSettingsJson, EndpointStatisticsJson, GeneratedOpenApiJson, EndpointProjection } from './responses.ts';
 import { Elysia } from 'elysia';
 import { type httpConventions, operation } from '../http/index.ts';
 import { etagOf } from '../core/http/index.ts';
@@ -49,7 +49,7 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
     }, { ...admins, ...operation({ operationId: 'createEndpoint', summary: 'Create an Endpoint definition (disabled)', tag: 'Endpoints', body: EndpointCreateBody, responses: { 201: EndpointJson }, etag: true }) })
     .get('/endpoints', ({ principal, request }) => deps.lister.list(principal, new URL(request.url).search), {
       ...admins,
-      ...operation({ operationId: 'listEndpoints', summary: 'List Endpoint definitions (list engine)', tag: 'Endpoints', list: EndpointJson }),
+      ...operation({ operationId: 'listEndpoints', summary: 'List Endpoint definitions (list engine)', tag: 'Endpoints', list: EndpointProjection }),
     })
     .get('/endpoints/:endpointId', async ({ principal, params, set }) => {
       const e = await endpoints.get(principal, params.endpointId);

@@ -2,6 +2,7 @@
 // schemas are attached to the docs here rather than to Elysia's own validator.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { DocumentDecoration } from 'elysia';
+import { PROBLEM_CODES } from '../core/http/index.ts';
 
 export interface OperationDoc {
   /** Readable and unique: `listAgents`, `updateAgent` (what a generated client names the method). */
@@ -23,10 +24,7 @@ export interface OperationDoc {
   etag?: boolean;
   /** Public operations (health, token exchange) carry no security requirement. */
   public?: boolean;
-  /**
-   * A list-engine list (DESIGN §6): its query parameters and the `{data, meta}` envelope whose
-   * items are the record's projection (`fields=` may drop any property, or add aggregates).
-   */
+  /** A list-engine list (DESIGN §6): its query parameters and the `{data, meta}` envelope of these items (a projectionOf). */
   list?: TSchema;
   /** Further query parameters (besides a list's). */
   query?: { name: string; description: string; schema?: Record<string, unknown> }[];
@@ -74,7 +72,6 @@ const HEADER_PARAMETERS: Record<RequestHeader, { description: string; schema: Re
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const OID_HEADER = { 'x-svc-oid': { $ref: '#/components/headers/XSvcOid' } };
 const ETAG_HEADER = { etag: { $ref: '#/components/headers/ETag' } };
-const projectionName = (title: string) => `${title}Projection`;
 
 /** A named record by `$ref`; an untitled schema inline. */
 function schemaOf(schema: TSchema): unknown {
@@ -91,7 +88,7 @@ function listEnvelope(record: TSchema) {
           type: 'object',
           required: ['data', 'meta'],
           properties: {
-            data: { type: 'array', items: typeof record.title === 'string' ? schemaRef(projectionName(record.title)) : { type: 'object' } },
+            data: { type: 'array', items: schemaOf(record) },
             meta: schemaRef('ListMeta'),
             debug: { type: 'object', description: 'The compiled SQL, its parameters and the plan (`debug=true`, INSTANCE_ADMIN)' },
           },
@@ -101,11 +98,21 @@ function listEnvelope(record: TSchema) {
   };
 }
 
-const problem = {
-  description: 'Problem details (RFC 9457)',
-  headers: OID_HEADER,
+const problemOf = (description: string, headers: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...OID_HEADER, ...headers },
   content: { 'application/problem+json': { schema: schemaRef('Problem') } },
+});
+const problem = problemOf('Problem details (RFC 9457)');
+/** What any operation may answer besides its own: a target too long, an internal error, the database or server unavailable. */
+const COMMON_PROBLEMS: Record<string, unknown> = {
+  '414': problemOf('URI_TOO_LONG: the path and query are over the limit'),
+  '500': problemOf('INTERNAL'),
+  '503': problemOf('SERVICE_UNAVAILABLE (database unavailable, server starting) or QUERY_TIMEOUT (a list query past its time limit); retry later', {
+    'retry-after': { description: 'Seconds to wait', schema: { type: 'integer' } },
+  }),
 };
+const UNAUTHORIZED = problemOf('UNAUTHORIZED: no valid credential', { 'www-authenticate': { description: '`Bearer`', schema: { type: 'string' } } });
 
 export function operation(doc: OperationDoc): { detail: DocumentDecoration } {
   const responses: Record<string, unknown> = {};
@@ -119,13 +126,14 @@ export function operation(doc: OperationDoc): { detail: DocumentDecoration } {
           : { description: schema.description ?? schema.title ?? 'OK', headers: successHeaders, content: { 'application/json': { schema: schemaOf(schema) } } };
   }
   if (doc.list && doc.responses === undefined) responses['200'] = listEnvelope(doc.list);
-  for (const status of doc.public ? ['400'] : ['400', '401', '403', '404']) responses[status] ??= problem;
+  for (const status of doc.public ? ['400'] : ['400', '401', '403', '404']) responses[status] ??= status === '401' ? UNAUTHORIZED : problem;
   if (doc.body) {
     responses['413'] = problem;
     responses['415'] = problem;
     responses['422'] = problem;
   }
   for (const status of doc.errors ?? []) responses[String(status)] ??= problem;
+  for (const [status, response] of Object.entries(COMMON_PROBLEMS)) responses[status] ??= response;
   const query = [...(doc.list ? LIST_PARAMETERS : []), ...(doc.query ?? [])];
   const parameters = [
     ...(doc.ids ?? []).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } })),
@@ -158,19 +166,21 @@ const ListMetaSchema = {
 };
 
 /**
- * components.schemas and components.headers of the document: Problem, ListMeta, and each record
- * by its title, with a `<title>Projection` (every property optional) for the items of its lists.
+ * A record as its list returns it, `<title>Projection`: `fields` may drop any property, and
+ * aggregates or aliases add others, so none is required and others are allowed.
  */
+export function projectionOf(record: TSchema): TSchema {
+  const { required: _required, additionalProperties: _closed, ...open } = record;
+  const title = `${String(record.title)}Projection`;
+  return { ...open, title, description: `${String(record.title)} as a list returns it: \`fields\` may drop any property or add aggregates and aliases` } as TSchema;
+}
+
+/** components.schemas and components.headers of the document: Problem, ListMeta and each record by its title. */
 export function documentComponents(records: readonly TSchema[]) {
   const schemas: Record<string, unknown> = { Problem: ProblemSchema, ListMeta: ListMetaSchema };
   for (const record of records) {
-    const title = record.title;
-    if (typeof title !== 'string') throw new Error('a response record needs a title');
-    schemas[title] = record;
-    if (record.type === 'object') {
-      const { required: _required, additionalProperties: _closed, ...open } = record;
-      schemas[projectionName(title)] = { ...open, title: projectionName(title), description: `${title} as a list returns it: \`fields\` may drop any property or add aggregates` };
-    }
+    if (typeof record.title !== 'string') throw new Error('a response record needs a title');
+    schemas[record.title] = record;
   }
   return {
     schemas,
@@ -189,7 +199,7 @@ const ProblemSchema = {
     type: { type: 'string' },
     title: { type: 'string' },
     status: { type: 'integer' },
-    code: { type: 'string' },
+    code: { type: 'string', enum: PROBLEM_CODES, description: 'The stable machine code (DESIGN §3)' },
     detail: { type: 'string' },
     oid: { type: 'string' },
     errors: {

@@ -1,6 +1,6 @@
 // What the run routes answer (DESIGN §5): runs, events, approvals, memory records.
 import { Type } from '@sinclair/typebox';
-import { DateTime, Id, Nullable } from '../http/index.ts';
+import { DateTime, Id, Nullable, projectionOf } from '../http/index.ts';
 
 const RUN_STATES = ['queued', 'running', 'waiting_approval', 'cancelling', 'completed', 'failed', 'cancelled', 'timed_out'] as const;
 const count = () => Type.Integer({ minimum: 0 });
@@ -29,7 +29,7 @@ export const RunJson = Type.Object(
   { title: 'Run', additionalProperties: false },
 );
 
-export const RunEventJson = Type.Object(
+const RunEventJson = Type.Object(
   {
     id: Id(),
     runId: Id(),
@@ -65,9 +65,13 @@ export const ApprovalJson = Type.Object(
 
 export const ApprovalListJson = Type.Object({ data: Type.Array(Type.Ref('#/components/schemas/Approval')) }, { title: 'ApprovalList', additionalProperties: false });
 
-export const MemoryRecordJson = Type.Object(
+const MemoryRecordJson = Type.Object(
   { id: Id(), agentId: Id(), runId: Id(), summary: Type.String(), createdAt: DateTime() },
   { title: 'MemoryRecord' },
 );
 
-export const runResponseSchemas = [RunJson, RunEventJson, ApprovalJson, ApprovalListJson, MemoryRecordJson];
+export const RunProjection = projectionOf(RunJson);
+export const RunEventProjection = projectionOf(RunEventJson);
+export const MemoryRecordProjection = projectionOf(MemoryRecordJson);
+
+export const runResponseSchemas = [RunProjection, RunEventProjection, MemoryRecordProjection, RunJson, RunEventJson, ApprovalJson, ApprovalListJson, MemoryRecordJson];

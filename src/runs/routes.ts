@@ -1,5 +1,5 @@
 // HTTP routes for runs: start, read, cancel, and the spec's run-events list.
-import { ApprovalJson, ApprovalListJson, MemoryRecordJson, RunEventJson, RunJson } from './responses.ts';
+import { ApprovalJson, ApprovalListJson, RunJson, RunProjection, RunEventProjection, MemoryRecordProjection } from './responses.ts';
 import { Elysia } from 'elysia';
 import { type httpConventions, EVENT_STREAM, operation } from '../http/index.ts';
 import { runJson } from './record.ts';
@@ -36,7 +36,7 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
         summary: "List an agent's runs",
         tag: 'Agent runs',
         ids: ['agentId'],
-        list: RunJson,
+        list: RunProjection,
         description: 'List engine over whole run records; filter and sort on id, status, stopReason, parentRunId, rootRunId, mode, tickCount, createdBy, createdAt, startedAt, endedAt (default sort createdAt ascending).',
       }),
     })
@@ -80,7 +80,7 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
     })
     .get('/agents/:agentId/memory', ({ principal, params, request }) => runs.memory(principal, params.agentId, new URL(request.url).search), {
       ...anyAuthenticated,
-      ...operation({ operationId: 'listMemory', summary: "List an agent's memory records", tag: 'Agent runs', ids: ['agentId'], list: MemoryRecordJson }),
+      ...operation({ operationId: 'listMemory', summary: "List an agent's memory records", tag: 'Agent runs', ids: ['agentId'], list: MemoryRecordProjection }),
     })
     .delete('/agents/:agentId/memory/:memoryId', async ({ principal, params, set }) => {
       await runs.forget(principal, params.agentId, params.memoryId);
@@ -101,7 +101,7 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
         summary: 'List Agent run events',
         tag: 'Agent runs',
         ids: ['agentRunId'],
-        list: RunEventJson,
+        list: RunEventProjection,
         description:
           'List engine parameters: offset, limit (0..10000, default 100), count, filter, sort (default seq ASC), distinct, fields, joins (table `runs`), groupBy (count, min, max), cast, cte (tables `events`, `runs`), debug (INSTANCE_ADMIN). Envelope `{data, meta: {offset, limit, hasMore, count?}, debug?}`.',
       }),
