@@ -1,5 +1,6 @@
 // The contract check: a response the in-process app gave is one its OpenAPI document declares
 // (the status for that path and method) with a body matching the declared schema (ajv, 2020-12).
+import { appendFile } from 'node:fs/promises';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 
 interface Operation {
@@ -19,7 +20,7 @@ export interface ContractCheck {
 }
 
 /** Loads the document once from the app (GET /api/v1/docs/json) and checks responses against it. */
-export async function openApiContract(app: { handle(request: Request): Response | Promise<Response> }): Promise<ContractCheck> {
+export async function openApiContract(app: App): Promise<ContractCheck> {
   const doc = (await (await app.handle(new Request('http://localhost/api/v1/docs/json'))).json()) as Document;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addFormat('uuid', UUID);
@@ -59,5 +60,34 @@ export async function openApiContract(app: { handle(request: Request): Response 
       if (validate(response.body)) return [];
       return (validate.errors ?? []).map((e) => `${method} ${template} ${response.status}: ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
     },
+  };
+}
+
+type App = { handle(request: Request): Response | Promise<Response> };
+
+/**
+ * The app's handler, which with OPENAPI_CONTRACT=1 checks every response to an operation of the
+ * document against it and throws on a violation (`=log`: appends it to /tmp/openapi-violations.log).
+ * Streams (anything not JSON) are checked for status and media type only, never read.
+ */
+export function contractChecked(app: App): (request: Request) => Promise<Response> {
+  const mode = process.env.OPENAPI_CONTRACT;
+  if (!mode) return async (request) => app.handle(request);
+  let contract: Promise<ContractCheck> | undefined;
+  return async (request) => {
+    const response = await app.handle(request);
+    const url = new URL(request.url);
+    const path = url.pathname + url.search;
+    if (!url.pathname.startsWith('/api/v1/') || url.pathname.startsWith('/api/v1/docs')) return response;
+    contract ??= openApiContract(app);
+    const check = await contract;
+    if (!check.declares(request.method, path)) return response;
+    const json = /json/.test(response.headers.get('content-type') ?? '');
+    const text = json ? await response.clone().text() : '';
+    const violations = check.violations(request.method, path, { status: response.status, body: text ? (JSON.parse(text) as unknown) : null, headers: response.headers });
+    if (violations.length === 0) return response;
+    if (mode === 'log') await appendFile('/tmp/openapi-violations.log', violations.join('\n') + '\n');
+    else throw new Error(`OpenAPI contract: ${violations.join('; ')}`);
+    return response;
   };
 }

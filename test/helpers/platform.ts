@@ -1,6 +1,5 @@
 // Test harness: a whole control plane on an in-memory database (or Postgres), driven in-process.
 import { afterAll, beforeAll } from 'bun:test';
-import { appendFile } from 'node:fs/promises';
 import { loadConfig } from '../../src/core/config.ts';
 import { createPlatform, type Platform } from '../../src/index.ts';
 import { silentLogger } from '../../src/core/log.ts';
@@ -8,7 +7,7 @@ import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/contract/types.ts';
 import { dropPostgresSchema } from './databases.ts';
 import { tempDir } from './temp.ts';
-import { openApiContract, type ContractCheck } from './openapi-contract.ts';
+import { contractChecked } from './openapi-contract.ts';
 
 export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
 
@@ -24,6 +23,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', ...env });
   const executor = await createExecutor({ isolation: 'worker', log: () => {} });
   const platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });
+  const handle = contractChecked(platform.app);
   const call: TestPlatform['call'] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? ADMIN_KEY : opts.key;
@@ -34,25 +34,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const answered = platform.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
-    return process.env.OPENAPI_CONTRACT ? answered.then((response) => checkContract(method, path, response)) : answered;
-  };
-  // OPENAPI_CONTRACT=1: every response a suite receives in-process is checked against the document;
-  // a violation fails the call (as a thrown error naming it).
-  let contract: Promise<ContractCheck> | undefined;
-  const checkContract = async (method: string, path: string, response: Response): Promise<Response> => {
-    if (!path.startsWith('/api/v1/') || path.startsWith('/api/v1/docs')) return response;
-    contract ??= openApiContract(platform.app);
-    const check = await contract;
-    if (!check.declares(method, path)) return response;
-    const text = await response.clone().text();
-    const json = /json/.test(response.headers.get('content-type') ?? '') && text ? (JSON.parse(text) as unknown) : text || null;
-    const violations = check.violations(method, path, { status: response.status, body: json, headers: response.headers });
-    if (violations.length > 0) {
-      if (process.env.OPENAPI_CONTRACT === 'log') await appendFile('/tmp/openapi-violations.log', violations.join('\n') + '\n');
-      else throw new Error(`OpenAPI contract: ${violations.join('; ')}`);
-    }
-    return response;
+    return handle(new Request(`http://localhost${path}`, { method, headers, body }));
   };
   return {
     ...platform,
