@@ -3,29 +3,50 @@ import { Elysia } from 'elysia';
 import { swagger } from '@elysiajs/swagger';
 import { httpConventions, type HttpLogger } from './http/index.ts';
 import { allowedMethodsOf, type AllowedMethods } from './http/index.ts';
-import { ProblemSchema } from './http/index.ts';
+import { documentComponents } from './http/index.ts';
 import { docsPage } from './http/index.ts';
 import type { CredentialResolver } from './core/identity/index.ts';
-import { accountRoutes } from './accounts/index.ts';
-import { agentRoutes } from './agents/index.ts';
+import { accountResponseSchemas, accountRoutes } from './accounts/index.ts';
+import { agentResponseSchemas, agentRoutes } from './agents/index.ts';
 import type { AccountService } from './accounts/index.ts';
 import type { AgentService } from './agents/index.ts';
 import type { AgentLister } from './agents/index.ts';
 import type { JwtService } from './core/identity/index.ts';
 import type { AccountLister } from './accounts/index.ts';
-import { endpointRoutes, type EndpointRouteDeps } from './endpoints/index.ts';
-import { componentRoutes, type ComponentService, type DeploymentService } from './components/index.ts';
-import { runRoutes } from './runs/index.ts';
+import { endpointResponseSchemas, endpointRoutes, type EndpointRouteDeps } from './endpoints/index.ts';
+import { componentResponseSchemas, componentRoutes, type ComponentService, type DeploymentService } from './components/index.ts';
+import { runResponseSchemas, runRoutes } from './runs/index.ts';
 import type { RunService } from './runs/index.ts';
-import { auditRoutes, type AuditLister } from './audit/index.ts';
-import { secretRoutes, type SecretService } from './secrets/index.ts';
+import { auditResponseSchemas, auditRoutes, type AuditLister } from './audit/index.ts';
+import { SecretJson, secretRoutes, type SecretService } from './secrets/index.ts';
 
 const API_VERSION = '1.3.0';
 const API_TITLE = 'API Platform control plane';
 const DOCS_PATH = '/api/v1/docs';
+const TAGS = [
+  { name: 'Accounts', description: 'Users, service accounts, API keys, workspaces, groups, tokens (INSTANCE_ADMIN for most)' },
+  { name: 'Agents', description: 'Agent definitions: configuration, policy, ownership; optimistic locking by version or If-Match' },
+  { name: 'Agent runs', description: 'Runs of an agent, their events (list and live stream), approvals and the agent\'s memory' },
+  { name: 'Components', description: 'Reusable code (lowcode, node, json-validator) with immutable revisions and their approvals' },
+  { name: 'Component deployments', description: 'Build attempts of node revisions and their activation' },
+  { name: 'Endpoints', description: 'Endpoint definitions served by the runtime: activation, contract checks, statistics, generated OpenAPI' },
+  { name: 'Audit', description: 'Control-plane changes and runtime invocations' },
+  { name: 'Secrets', description: 'Encrypted values MCP server configurations name by id; never returned' },
+];
+const RESPONSE_SCHEMAS = [
+  ...accountResponseSchemas,
+  ...agentResponseSchemas,
+  ...runResponseSchemas,
+  ...componentResponseSchemas,
+  ...endpointResponseSchemas,
+  ...auditResponseSchemas,
+  SecretJson,
+];
 const SPEC_PATH = '/api/v1/docs/json';
 
 export interface ControlPlaneDeps {
+  /** The public URL of the control plane: the document's `servers`. */
+  baseUrl: string;
   credentials: CredentialResolver;
   jwt: JwtService;
   accountLister: AccountLister;
@@ -64,8 +85,10 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
           },
           components: {
             securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`sk-…`) or a JWT' } },
-            schemas: { Problem: ProblemSchema as never },
+            ...(documentComponents(RESPONSE_SCHEMAS) as object),
           },
+          servers: [{ url: deps.baseUrl }],
+          tags: TAGS,
           security: [{ bearer: [] }],
         },
       }),

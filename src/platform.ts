@@ -151,6 +151,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
   });
   const streams = new RunEventStreams(db, runStore);
   const app = createControlPlaneApp({
+    baseUrl: config.BASE_URL,
     credentials,
     jwt,
     accounts,

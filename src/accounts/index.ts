@@ -4,3 +4,4 @@
 export { AccountLister } from './list.ts';
 export { accountRoutes } from './routes.ts';
 export { AccountService } from './service.ts';
+export { accountResponseSchemas } from './responses.ts';

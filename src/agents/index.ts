@@ -8,3 +8,4 @@ export { AgentService } from './service.ts';
 export { AgentStore } from './store.ts';
 export { assertCanWrite } from './access.ts';
 export { AgentEnums, type AgentPluginConfig } from './plugin-schema.ts';
+export { agentResponseSchemas } from './responses.ts';

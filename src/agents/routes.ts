@@ -1,4 +1,5 @@
 // HTTP routes for Agents: create, list, get, PATCH (the spec's update operation), delete.
+import { AgentJson, AgentProjection } from './responses.ts';
 import { Elysia } from 'elysia';
 import { type httpConventions, operation } from '../http/index.ts';
 import { AgentCreateBody, AgentUpdateBody } from './schema.ts';
@@ -18,17 +19,17 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
       return agentJson(agent);
     }, {
       auth: { roles: ['AGENT_ADMIN'] },
-      ...operation({ summary: 'Create an Agent', tag: 'Agents', body: AgentCreateBody, responses: { 201: 'The Agent record at version 0' } }),
+      ...operation({ operationId: 'createAgent', summary: 'Create an Agent', tag: 'Agents', body: AgentCreateBody, responses: { 201: AgentJson }, etag: true }),
     })
     .get('/agents', ({ principal, request }) => lister.list(principal, new URL(request.url).search), {
       auth: { roles: agentRoles },
-      ...operation({ summary: 'List Agents (list engine: filter, sort, fields, paging)', tag: 'Agents', list: true }),
+      ...operation({ operationId: 'listAgents', summary: 'List Agents (list engine: filter, sort, fields, paging)', tag: 'Agents', list: AgentProjection }),
     })
     .get('/agents/:agentId', async ({ params, principal, set }) => {
       const agent = await agents.get(principal, params.agentId);
       set.headers.etag = etagOf(agent.version);
       return agentJson(agent);
-    }, { auth: { roles: [] }, ...operation({ summary: 'Get an Agent', tag: 'Agents' }) })
+    }, { auth: { roles: [] }, ...operation({ operationId: 'getAgent', summary: 'Get an Agent', tag: 'Agents', ids: ['agentId'], responses: { 200: AgentJson }, etag: true }) })
     .patch('/agents/:agentId', async ({ params, principal, body, request, set }) => {
       const agent = await agents.update(principal, params.agentId, body, request.headers.get('if-match'));
       set.headers.etag = etagOf(agent.version);
@@ -37,18 +38,22 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
       // Owners need no agent role: the service decides (404 invisible, 403 not owner/admin).
       auth: { roles: [] },
       ...operation({
+        operationId: 'updateAgent',
         summary: 'Update an Agent',
+        ids: ['agentId'],
+        headers: ['If-Match'],
+        etag: true,
         tag: 'Agents',
         description:
           'Replaces `config`, `policy` and `metadata` when supplied; other fields are set individually. ' +
           'Optimistic locking through `version` (409 VERSION_CONFLICT) or `If-Match` (412). Returns the whole Agent record with an ETag.',
         body: AgentUpdateBody,
-        responses: { 200: 'The whole updated Agent record' },
+        responses: { 200: AgentJson },
         errors: [409, 412],
       }),
     })
     .delete('/agents/:agentId', async ({ params, principal, request, set }) => {
       await agents.delete(principal, params.agentId, request.headers.get('if-match'));
       set.status = 204;
-    }, { auth: { roles: [] }, ...operation({ summary: 'Delete an Agent and its runs (If-Match: only at that version, else 412)', tag: 'Agents', responses: { 204: 'Deleted' }, errors: [412] }) });
+    }, { auth: { roles: [] }, ...operation({ operationId: 'deleteAgent', summary: 'Delete an Agent and its runs (If-Match: only at that version, else 412)', tag: 'Agents', ids: ['agentId'], headers: ['If-Match'], responses: { 204: 'Deleted' }, errors: [412] }) });
 }

@@ -2,3 +2,4 @@
 
 export { AuditLister, auditRoutes } from './list.ts';
 export { recordChange } from './record.ts';
+export { auditResponseSchemas } from './responses.ts';

@@ -1,5 +1,6 @@
 // GET /api/v1/audit: control-plane changes and runtime invocations through the list engine.
 // INSTANCE_ADMIN sees everything; ENDPOINT_ADMIN and COMPONENT_ADMIN see their workspaces' rows.
+import { AuditEntryProjection } from './responses.ts';
 import { Elysia } from 'elysia';
 import type { Database } from '../core/db/index.ts';
 import type { Principal } from '../core/identity/index.ts';
@@ -38,6 +39,6 @@ export function auditRoutes(conventions: ReturnType<typeof httpConventions>, lis
     .use(conventions)
     .get('/audit', ({ principal, request }) => lister.list(principal, new URL(request.url).search), {
       auth: { roles: ['ENDPOINT_ADMIN', 'COMPONENT_ADMIN'] },
-      ...operation({ summary: 'Audit trail: changes (who, what, when, versions) and invocations (initiator, execution account, status, duration, oid, execution id)', tag: 'Audit', list: true }),
+      ...operation({ operationId: 'listAudit', summary: 'Audit trail: changes (who, what, when, versions) and invocations (initiator, execution account, status, duration, oid, execution id)', tag: 'Audit', list: AuditEntryProjection }),
     });
 }

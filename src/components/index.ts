@@ -8,3 +8,4 @@ export type {
   ComponentRecord,
   RevisionRecord,
 } from './record.ts';
+export { componentResponseSchemas } from './responses.ts';

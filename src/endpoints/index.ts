@@ -5,3 +5,4 @@ export { EndpointOpenApi } from './openapi-service.ts';
 export { type EndpointRouteDeps, endpointRoutes } from './routes.ts';
 export { EndpointService } from './service.ts';
 export { EndpointSettingsService } from './settings-service.ts';
+export { endpointResponseSchemas } from './responses.ts';

@@ -2,6 +2,6 @@
 // OpenAPI helpers and allowed methods.
 
 export { type AllowedMethods, allowedMethodsOf } from './allowed-methods.ts';
-export { operation, ProblemSchema } from './docs.ts';
+export { DateTime, documentComponents, EVENT_STREAM, Id, Nullable, operation, projectionOf } from './docs.ts';
 export { bearerTokenOf, httpConventions, type HttpLogger } from './plugin.ts';
 export { docsPage } from './docs-page.ts';

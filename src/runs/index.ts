@@ -8,3 +8,4 @@ export { type AssembledContext, type ConversationEntry, assembleContext, mergedP
 export { memoryLimits, runLimits } from './limits.ts';
 export { ACTIVE_STATES, type NewEvent, type RunRecord, type RunStatus } from './record.ts';
 export { RunEventStreams } from './stream.ts';
+export { runResponseSchemas } from './responses.ts';

@@ -3,3 +3,4 @@ export { SecretCipher, SecretUnreadableError } from './crypto.ts';
 export { SecretStore } from './store.ts';
 export { SecretService } from './service.ts';
 export { secretRoutes } from './routes.ts';
+export { SecretJson } from './schema.ts';

@@ -17,6 +17,7 @@ export function secretRoutes(conventions: ReturnType<typeof httpConventions>, se
     }, {
       auth: { roles: ['AGENT_ADMIN'] },
       ...operation({
+        operationId: 'createSecret',
         summary: 'Store a secret (MCP server credentials)',
         tag: 'Secrets',
         description: 'The value is encrypted at rest (AES-256-GCM) and never returned; an MCP server configuration names the secret by its id.',
@@ -27,5 +28,5 @@ export function secretRoutes(conventions: ReturnType<typeof httpConventions>, se
     .delete('/secrets/:id', async ({ params, principal, set }) => {
       await secrets.delete(principal, params.id);
       set.status = 204;
-    }, { auth: { roles: ['AGENT_ADMIN'] }, ...operation({ summary: 'Delete a secret', tag: 'Secrets', responses: { 204: 'Deleted' } }) });
+    }, { auth: { roles: ['AGENT_ADMIN'] }, ...operation({ operationId: 'deleteSecret', summary: 'Delete a secret', tag: 'Secrets', ids: ['id'], responses: { 204: 'Deleted' } }) });
 }

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { swagger } from '@elysiajs/swagger';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { ProblemSchema } from '../../src/http/docs.ts';
-import { componentRoutes } from '../../src/components/index.ts';
+import { documentComponents } from '../../src/http/index.ts';
+import { componentResponseSchemas, componentRoutes } from '../../src/components/index.ts';
 import { startComponentHarness, type ComponentHarness } from './harness.ts';
 
 let h: ComponentHarness;
@@ -24,7 +24,7 @@ test('the OpenAPI document with the component routes is valid 3.1', async () => 
       documentation: {
         openapi: '3.1.0',
         info: { title: 't', version: '1' },
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: { Problem: ProblemSchema as never } },
+        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, ...(documentComponents(componentResponseSchemas) as object) },
       },
     }))
     .group('/api/v1', (api) => api.use(componentRoutes(conventions, { components: h.components, deployments: h.deployments })));

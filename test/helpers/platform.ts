@@ -7,6 +7,7 @@ import { createExecutor } from '../../runtime/executor/index.ts';
 import type { Executor } from '../../runtime/executor/contract/types.ts';
 import { dropPostgresSchema } from './databases.ts';
 import { tempDir } from './temp.ts';
+import { contractChecked } from './openapi-contract.ts';
 
 export const ADMIN_KEY = 'sk-test-admin-key-0123456789abcdefghij';
 
@@ -22,6 +23,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', ...env });
   const executor = await createExecutor({ isolation: 'worker', log: () => {} });
   const platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });
+  const handle = contractChecked(platform.app);
   const call: TestPlatform['call'] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? ADMIN_KEY : opts.key;
@@ -32,7 +34,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    return platform.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    return handle(new Request(`http://localhost${path}`, { method, headers, body }));
   };
   return {
     ...platform,

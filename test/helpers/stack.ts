@@ -1,4 +1,5 @@
 // Both origins on real sockets, wired as `npm start` wires them (embedded index, in-process api.platform).
+import { contractChecked } from './openapi-contract.ts';
 import { loadConfig, withBoundPorts } from '../../src/core/config.ts';
 import { createPlatform, type Platform } from '../../src/index.ts';
 import { silentLogger, type Logger } from '../../src/core/log.ts';
@@ -34,7 +35,8 @@ export async function startStack(env: Record<string, string> = {}, options: { po
   // Bind first (port 0), then derive the URLs the parts are told about.
   let platform: Platform | null = null;
   let runtime: Runtime | null = null;
-  const control = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => platform!.app.handle(r) });
+  let checked: ((request: Request) => Promise<Response>) | null = null;
+  const control = Bun.serve({ port: 0, hostname: '127.0.0.1', maxRequestBodySize: SERVER_BODY_CAP, fetch: (r) => checked!(r) });
   const edge = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -44,6 +46,7 @@ export async function startStack(env: Record<string, string> = {}, options: { po
   });
   config = withBoundPorts(config, source, { control: control.port, runtime: edge.port });
   platform = await createPlatform(config, silentLogger, { executor, ...(options.postgresSchema ? { postgres: { schema: options.postgresSchema } } : {}) });
+  checked = contractChecked(platform.app);
   runtime = await createRuntime({ config, db: platform.db, credentials: platform.credentials, jwt: platform.jwt, executor, log: options.runtimeLog ?? silentLogger, embedded: { publisher: platform.publisher, controlPlane: (r) => platform!.app.handle(r) } });
   const baseUrl = config.BASE_URL;
   const runtimeUrl = config.ENDPOINT_RUNTIME_URL;

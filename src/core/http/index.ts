@@ -11,6 +11,7 @@ export {
   forbidden,
   invalidQuery,
   notFound,
+  PROBLEM_CODES,
   type ProblemCode,
   ProblemError,
   problemResponse,

@@ -1,0 +1,160 @@
+// Every response of a representative tour of the control plane is one its OpenAPI document
+// declares: the status for that path and method, the body matching the declared schema.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { openApiContract, type ContractCheck } from '../helpers/openapi-contract.ts';
+
+let p: TestPlatform;
+let contract: ContractCheck;
+beforeAll(async () => {
+  p = await startTestPlatform({ BASE_URL: 'https://api.example.test' });
+  contract = await openApiContract(p.app);
+});
+afterAll(() => p.close());
+
+type Reply = { status: number; body: any; headers: Headers };
+
+/** Calls the app, asserts the status, and that the response conforms to the document. */
+async function call(method: string, path: string, status: number, options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const reply = await p.json<any>(method, path, options);
+  expect({ method, path, status: reply.status, body: reply.status === status ? 'ok' : reply.body }).toEqual({ method, path, status, body: 'ok' });
+  expect(contract.violations(method, path, reply)).toEqual([]);
+  return reply;
+}
+
+const NO_SUCH = '00000000-0000-4000-8000-000000000000';
+
+describe('the document', () => {
+  test('is valid OpenAPI 3.1, with servers from BASE_URL, described tags and a readable operationId on every operation', async () => {
+    const doc = (await p.json<any>('GET', '/api/v1/docs/json')).body;
+    await SwaggerParser.validate(structuredClone(doc));
+    expect(doc.servers).toEqual([{ url: 'https://api.example.test' }]);
+    const tags = new Set<string>(doc.tags.map((t: { name: string; description: string }) => (expect(t.description.length).toBeGreaterThan(0), t.name)));
+    const ids: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        ids.push(op.operationId);
+        expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+        expect(tags.has(op.tags[0])).toBe(true);
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          // Every success with a body names its schema: a record by $ref, or a list page of one.
+          const json = response.content?.['application/json']?.schema;
+          if (status.startsWith('2') && json) expect(json.$ref ?? json.properties?.data?.items?.$ref).toMatch(/^#\/components\/schemas\//);
+        }
+        for (const param of op.parameters ?? []) if (param.in === 'path') expect({ path, method, param: param.name, format: param.schema.format }).toEqual({ path, method, param: param.name, format: 'uuid' });
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['updateAgent', 'listRunEvents', 'streamRunEvents', 'startRun', 'listAgents']));
+    const patch = doc.paths['/api/v1/agents/{agentId}'].patch;
+    expect(patch.parameters.map((x: { name: string; in: string }) => `${x.in}:${x.name}`)).toEqual(['path:agentId', 'header:If-Match']);
+    expect(Object.keys(patch.responses['200'].headers).sort()).toEqual(['etag', 'x-svc-oid']);
+  });
+});
+
+describe('responses conform to the document', () => {
+  test('accounts: users, service accounts, keys, workspaces, groups, me, token', async () => {
+    const me = await call('GET', '/api/v1/me', 200);
+    const workspace = await call('POST', '/api/v1/workspaces', 201, { body: { name: 'contract' } });
+    await call('POST', '/api/v1/workspaces', 409, { body: { name: 'contract' } });
+    await call('GET', '/api/v1/workspaces', 200);
+    const user = await call('POST', '/api/v1/users', 201, { body: { name: 'ada', email: 'ada@example.com', roles: ['AGENT_ADMIN'], platformAccess: true, workspaceIds: [workspace.body.id] } });
+    await call('GET', `/api/v1/users/${user.body.id}`, 200);
+    await call('PATCH', `/api/v1/users/${user.body.id}`, 200, { body: { roles: ['AGENT_ADMIN', 'AGENT_USER'] } });
+    await call('GET', '/api/v1/users?count=true&sort=-createdAt', 200);
+    await call('GET', '/api/v1/users?fields=id,name', 200);
+    await call('GET', `/api/v1/users/${NO_SUCH}`, 404);
+    const sa = await call('POST', '/api/v1/service-accounts', 201, { body: { name: 'robot', roles: ['AGENT_USER'], platformAccess: true, workspaceIds: [workspace.body.id] } });
+    await call('GET', `/api/v1/service-accounts/${sa.body.id}`, 200);
+    await call('PATCH', `/api/v1/service-accounts/${sa.body.id}`, 200, { body: { active: false } });
+    await call('GET', '/api/v1/service-accounts', 200);
+    const key = await call('POST', '/api/v1/api-keys', 201, { body: { principalId: user.body.id, name: 'k' } });
+    await call('GET', `/api/v1/api-keys?principalId=${user.body.id}`, 200);
+    await call('GET', '/api/v1/me', 200, { key: key.body.key });
+    await call('POST', '/api/v1/auth/token', 200, { key: key.body.key });
+    await call('DELETE', `/api/v1/api-keys/${key.body.id}`, 204);
+    await call('POST', '/api/v1/groups', 201, { body: { name: 'g', memberIds: [user.body.id] } });
+    await call('GET', '/api/v1/groups', 200);
+    await call('POST', '/api/v1/users', 422, { body: { name: '' } });
+    await call('GET', '/api/v1/me', 401, { key: null });
+    expect(me.body.id).toBeString();
+  });
+
+  test('agents, runs, events, approvals, memory', async () => {
+    const agent = await call('POST', '/api/v1/agents', 201, { body: { name: 'contract', status: 'PAUSED' } });
+    const id = agent.body.id;
+    await call('GET', `/api/v1/agents/${id}`, 200);
+    await call('PATCH', `/api/v1/agents/${id}`, 200, { body: { desc: 'tour' }, headers: { 'if-match': agent.headers.get('etag')! } });
+    await call('PATCH', `/api/v1/agents/${id}`, 412, { body: { desc: 'stale' }, headers: { 'if-match': '"0"' } });
+    await call('PATCH', `/api/v1/agents/${id}`, 409, { body: { desc: 'stale', version: 0 } });
+    await call('PATCH', `/api/v1/agents/${id}`, 422, { body: { status: 'NOPE' } });
+    await call('GET', '/api/v1/agents?count=true', 200);
+    await call('GET', '/api/v1/agents?fields=id,name&limit=1', 200);
+    await call('GET', `/api/v1/agents/${NO_SUCH}`, 404);
+    const run = await call('POST', `/api/v1/agents/${id}/runs`, 201, { body: { input: { q: 'hi' } }, headers: { 'idempotency-key': 'k-1' } });
+    await call('POST', `/api/v1/agents/${id}/runs`, 200, { body: { input: { q: 'hi' } }, headers: { 'idempotency-key': 'k-1' } });
+    await call('POST', `/api/v1/agents/${id}/runs`, 409, { body: { input: { q: 'other' } }, headers: { 'idempotency-key': 'k-1' } });
+    await call('GET', `/api/v1/agents/runs/${run.body.id}`, 200);
+    await call('GET', `/api/v1/agents/${id}/runs?count=true`, 200);
+    await call('GET', `/api/v1/agents/runs/${run.body.id}/events`, 200);
+    await call('GET', `/api/v1/agents/runs/${run.body.id}/events?fields=seq,type`, 200);
+    await call('GET', `/api/v1/agents/runs/${run.body.id}/approvals`, 200);
+    await call('POST', `/api/v1/agents/runs/${run.body.id}/approvals/${NO_SUCH}`, 404, { body: { approve: true } });
+    await call('GET', `/api/v1/agents/${id}/memory`, 200);
+    await call('POST', `/api/v1/agents/runs/${run.body.id}/cancel`, 202);
+    await call('GET', `/api/v1/agents/runs/${NO_SUCH}`, 404);
+    await call('DELETE', `/api/v1/agents/${id}`, 204);
+  });
+
+  test('components, revisions, approvals, endpoints, audit, secrets', async () => {
+    const component = await call('POST', '/api/v1/components', 201, { body: { name: 'tour', kind: 'lowcode', elements: [{ name: 'out', code: 'return 1;' }] } });
+    const cid = component.body.id;
+    await call('GET', `/api/v1/components/${cid}`, 200);
+    const updated = await call('PATCH', `/api/v1/components/${cid}`, 200, { body: { elements: [{ name: 'out', code: 'return 2;' }] } });
+    await call('GET', '/api/v1/components', 200);
+    await call('GET', `/api/v1/components/${cid}/revisions`, 200);
+    const revision = updated.body.latestRevision.id;
+    await call('GET', `/api/v1/components/${cid}/revisions/${revision}`, 200);
+    await call('GET', `/api/v1/components/${cid}/revisions/${revision}/approval`, 200);
+    await call('POST', `/api/v1/components/${cid}/revisions/${revision}/approve`, 200);
+    await call('GET', `/api/v1/components/${cid}/deployments`, 200);
+    await call('POST', '/api/v1/components', 422, { body: { name: 'bad', kind: 'lowcode', elements: [{ name: 'out', code: 'return (' }] } });
+
+    const endpoint = await call('POST', '/api/v1/endpoints', 201, { body: { name: 'tour', method: 'GET', path: '/tour', componentId: cid } });
+    const eid = endpoint.body.id;
+    await call('GET', `/api/v1/endpoints/${eid}`, 200);
+    await call('PATCH', `/api/v1/endpoints/${eid}`, 200, { body: { description: 'tour' } });
+    await call('POST', `/api/v1/endpoints/${eid}/validate`, 200);
+    await call('POST', `/api/v1/endpoints/${eid}/activate`, 200);
+    await call('GET', `/api/v1/endpoints/${eid}/statistics`, 200);
+    await call('GET', `/api/v1/endpoints/${eid}/openapi`, 200);
+    await call('GET', '/api/v1/endpoints/openapi', 200);
+    await call('GET', '/api/v1/endpoints', 200);
+    await call('GET', '/api/v1/endpoints/settings', 200);
+    await call('DELETE', `/api/v1/components/${cid}`, 409);
+    await call('POST', `/api/v1/endpoints/${eid}/disable`, 200);
+    await call('DELETE', `/api/v1/endpoints/${eid}`, 204);
+
+    await call('GET', '/api/v1/audit?count=true', 200);
+    await call('GET', '/api/v1/audit?fields=id,action&limit=5', 200);
+    const secret = await call('POST', '/api/v1/secrets', 201, { body: { name: 'token', value: 's3cret' } });
+    await call('DELETE', `/api/v1/secrets/${secret.body.id}`, 204);
+  });
+});
+
+test('the check refuses an undeclared status, a body off its schema, a wrong list item and an undeclared media type', () => {
+  const json = new Headers({ 'content-type': 'application/json' });
+  const agent = `/api/v1/agents/${NO_SUCH}`;
+  expect(contract.violations('GET', agent, { status: 418, body: {}, headers: json })[0]).toContain('status 418 is not declared');
+  expect(contract.violations('GET', agent, { status: 200, body: { id: 'not-a-uuid' }, headers: json }).length).toBeGreaterThan(1);
+  expect(contract.violations('GET', '/api/v1/agents', { status: 200, body: { data: [{ version: 'one' }], meta: { offset: 0, limit: 1, hasMore: false } }, headers: json }).join()).toContain('/data/0/version');
+  expect(contract.violations('GET', agent, { status: 404, body: { status: 404 }, headers: json })[0]).toContain('media type application/json is not declared');
+  expect(contract.violations('PUT', agent, { status: 200, body: {}, headers: json })[0]).toContain('no such operation');
+});
+
+test('the fallbacks (unknown path, other method) are outside the document', () => {
+  expect(contract.declares('GET', `/api/v1/agents/${NO_SUCH}`)).toBe(true);
+  expect(contract.declares('PUT', `/api/v1/agents/${NO_SUCH}`)).toBe(false);
+  expect(contract.declares('GET', '/api/v1/does/not/exist')).toBe(false);
+});
