@@ -81,7 +81,10 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
           info: {
             title: API_TITLE,
             version: API_VERSION,
-            description: 'Agents, runs and run events, Components, Endpoint definitions, accounts and keys. Errors are application/problem+json.',
+            description:
+              'Agents, runs and run events, Components, Endpoint definitions, accounts and keys. Errors are application/problem+json ' +
+              '(`Problem`, with a stable `code`); every response carries `x-svc-oid`. A method a documented path does not serve answers ' +
+              '405 METHOD_NOT_ALLOWED with `Allow` listing the ones it does (HEAD wherever GET is).',
           },
           components: {
             securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`sk-…`) or a JWT' } },
