@@ -32,7 +32,8 @@ export interface OperationDoc {
   errors?: number[];
 }
 
-const text = { type: 'string' };
+/** An empty list parameter is 400, like a malformed one. */
+const text = { type: 'string', minLength: 1 };
 const LIST_PARAMETERS: { name: string; description: string; schema: Record<string, unknown> }[] = [
   { name: 'offset', description: 'Rows to skip (default 0)', schema: { type: 'integer', minimum: 0 } },
   { name: 'limit', description: 'Rows per page, 0..10000 (default 100)', schema: { type: 'integer', minimum: 0, maximum: 10000 } },
@@ -40,7 +41,7 @@ const LIST_PARAMETERS: { name: string; description: string; schema: Record<strin
   { name: 'filter', description: 'A filter tree as JSON (`{"field","op","value"}`, `{"and"|"or":[…]}`, `{"not":…}`) or bracket style (`filter[field]=…&filter[op]=…`)', schema: text },
   { name: 'sort', description: 'Fields, `-` for descending: `-createdAt,name`, JSON, or `sort[0]=…`', schema: text },
   { name: 'fields', description: 'Projection: field names, or entries `{fn, args, as}` (JSON or bracket style)', schema: text },
-  { name: 'distinct', description: '`true` for distinct rows of the projection (where the list enables it)', schema: text },
+  { name: 'distinct', description: 'Field names whose distinct combinations the rows are (a comma list, JSON array or `distinct[0]=…`; where the list enables it)', schema: text },
   { name: 'groupBy', description: 'Fields to group by, with aggregates in `fields` (where enabled)', schema: text },
   { name: 'joins', description: 'Explicit joins `[{table, alias, type, on: {left, op, right}}]` (where enabled)', schema: text },
   { name: 'cast', description: 'Casts of fields `{field: TYPE}` (where enabled)', schema: text },

@@ -133,5 +133,5 @@ export async function resolveApproval(store: ApprovalStore, principal: Principal
   const resolved = await store.resolve(approval.id, body.approve, principal.id, body.reason);
   if (resolved) return resolved;
   const now = (await store.get(approval.id)) ?? approval;
-  throw new ProblemError(409, 'APPROVAL_RESOLVED', `The approval is already ${statusNow(now)}`, { extra: { status: statusNow(now) } });
+  throw new ProblemError(409, 'APPROVAL_RESOLVED', `The approval is already ${statusNow(now)}`, { extra: { approvalStatus: statusNow(now) } });
 }

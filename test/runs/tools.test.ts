@@ -192,7 +192,8 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
       expect(at('run.resumed')).toBeLessThan(at('tool_call.started'));
       const again = await resolve(r.id, pending!.id, { approve: false });
       expect(again.status).toBe(409);
-      expect(again.body.code).toBe('APPROVAL_RESOLVED');
+      // The problem's own status stays the HTTP status; the approval's is approvalStatus.
+      expect(again.body).toMatchObject({ status: 409, code: 'APPROVAL_RESOLVED', approvalStatus: 'approved' });
     });
 
     test('rejected: the call fails REJECTED and the run goes on', async () => {
