@@ -164,6 +164,10 @@ export class EngineStore {
     const { runs } = this.db.t;
     const now = new Date();
     const lapsed = and(inArray(runs.status, [...ACTIVE_STATES]), or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, now)));
+    // Looked for with a read first: a scheduling pass runs every 250 ms, and on SQLite a write
+    // transaction takes the database's one write lock even when it finds nothing.
+    const any = await this.db.read((q) => q.select({ id: runs.id }).from(runs).where(lapsed).limit(1));
+    if (any.length === 0) return [];
     return this.db.write(async (q) => {
       let ids: string[];
       if (this.db.dialect === 'postgres') {
