@@ -4,7 +4,7 @@ import { swagger } from '@elysiajs/swagger';
 import { httpConventions, type HttpLogger } from './http/index.ts';
 import { allowedMethodsOf, type AllowedMethods } from './http/index.ts';
 import { documentComponents } from './http/index.ts';
-import { docsPage } from './http/index.ts';
+import { docsPage, withNamedSchemas } from './http/index.ts';
 import type { CredentialResolver } from './core/identity/index.ts';
 import { accountResponseSchemas, accountRoutes } from './accounts/index.ts';
 import { agentResponseSchemas, agentRoutes } from './agents/index.ts';
@@ -66,39 +66,41 @@ export interface ControlPlaneDeps {
 export function createControlPlaneApp(deps: ControlPlaneDeps) {
   const routes: { allowed?: AllowedMethods } = {};
   const conventions = httpConventions(deps.credentials, deps.log, routes);
+  const generated = swagger({
+    path: DOCS_PATH,
+    specPath: SPEC_PATH,
+    exclude: ['/healthz', '/readyz', /^\/api\/v1\/docs/],
+    documentation: {
+      // 3.1: the TypeBox schemas are JSON Schema 2020-12 (`const`), which 3.0 cannot carry. Schemas are
+      // named by `title`, not `$id`: a sub-schema inlined in several bodies would repeat its `$id`,
+      // which 2020-12 forbids in one document.
+      openapi: '3.1.0',
+      info: {
+        title: API_TITLE,
+        version: API_VERSION,
+        description:
+          'Agents, runs and run events, Components, Endpoint definitions, accounts and keys. Errors are application/problem+json ' +
+          '(`Problem`, with a stable `code`); every response carries `x-svc-oid`. A method a documented path does not serve answers ' +
+          '405 METHOD_NOT_ALLOWED with `Allow` listing the ones it does (HEAD wherever GET is).',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`sk-…`) or a JWT' } },
+        ...(documentComponents(RESPONSE_SCHEMAS) as object),
+      },
+      servers: [{ url: deps.baseUrl }],
+      tags: TAGS,
+      security: [{ bearer: [] }],
+    },
+  });
+  // The plugin's document, with every named schema once in components (withNamedSchemas).
+  const document = generated.routes.find((route) => route.method === 'GET' && route.path === SPEC_PATH)!.handler as () => object;
   const app = new Elysia({ normalize: false })
     .use(conventions)
-    .use(
-      swagger({
-        path: DOCS_PATH,
-        specPath: SPEC_PATH,
-        exclude: ['/healthz', '/readyz', /^\/api\/v1\/docs/],
-        documentation: {
-          // 3.1: the TypeBox schemas are JSON Schema 2020-12 (`const`), which 3.0 cannot carry. Schemas are
-          // named by `title`, not `$id`: a sub-schema inlined in several bodies would repeat its `$id`,
-          // which 2020-12 forbids in one document.
-          openapi: '3.1.0',
-          info: {
-            title: API_TITLE,
-            version: API_VERSION,
-            description:
-              'Agents, runs and run events, Components, Endpoint definitions, accounts and keys. Errors are application/problem+json ' +
-              '(`Problem`, with a stable `code`); every response carries `x-svc-oid`. A method a documented path does not serve answers ' +
-              '405 METHOD_NOT_ALLOWED with `Allow` listing the ones it does (HEAD wherever GET is).',
-          },
-          components: {
-            securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`sk-…`) or a JWT' } },
-            ...(documentComponents(RESPONSE_SCHEMAS) as object),
-          },
-          servers: [{ url: deps.baseUrl }],
-          tags: TAGS,
-          security: [{ bearer: [] }],
-        },
-      }),
-    )
-    // After the plugin: its page (scripts from a CDN, the document at a relative URL) is replaced by
-    // one served from this origin (Elysia keeps the last route registered for a method and path).
-    .use(docsPage({ path: DOCS_PATH, specPath: SPEC_PATH, title: API_TITLE }))
+    .use(generated)
+    // After the plugin: its page (scripts from a CDN, the document at a relative URL) and its document
+    // are replaced by ones served from this origin (Elysia keeps the last route registered for a
+    // method and path).
+    .use(docsPage({ path: DOCS_PATH, specPath: SPEC_PATH, title: API_TITLE, document: () => withNamedSchemas(document()) }))
     .get('/healthz', () => ({ status: 'ok' }))
     .get('/readyz', async ({ set }) => {
       const { ready, checks } = await deps.readiness();

@@ -46,4 +46,4 @@ export const ApiKeyProjection = projectionOf(ApiKeyJson);
 export const WorkspaceProjection = projectionOf(WorkspaceJson);
 export const GroupProjection = projectionOf(GroupJson);
 
-export const accountResponseSchemas = [UserProjection, ServiceAccountProjection, ApiKeyProjection, WorkspaceProjection, GroupProjection, UserJson, ServiceAccountJson, PrincipalJson, ApiKeyJson, ApiKeyCreatedJson, WorkspaceJson, GroupJson, TokenJson];
+export const accountResponseSchemas = [UserProjection, ServiceAccountProjection, ApiKeyProjection, WorkspaceProjection, GroupProjection, UserJson, ServiceAccountJson, PrincipalJson, ApiKeyCreatedJson, WorkspaceJson, GroupJson, TokenJson];

@@ -26,4 +26,4 @@ const AuditEntryJson = Type.Object(
 
 export const AuditEntryProjection = projectionOf(AuditEntryJson);
 
-export const auditResponseSchemas = [AuditEntryProjection, AuditEntryJson];
+export const auditResponseSchemas = [AuditEntryProjection];

@@ -15,6 +15,8 @@ export interface DocsPageOptions {
   specPath: string;
   /** The page's title (the document's `info.title`). */
   title: string;
+  /** The OpenAPI document, built on its first request once every route is registered, then served as is. */
+  document: () => object;
 }
 
 interface Asset {
@@ -74,7 +76,7 @@ window.ui = SwaggerUIBundle(${JSON.stringify({
  * The docs page at `path` and its files at `path/assets/<digest>/<file>`: the digest changes with
  * any file, so the files are cached for good and the page (never cached) always names fresh ones.
  * Public, like the document: the page needs no credential. Mount after `@elysiajs/swagger`, whose
- * own page (scripts from a CDN) this one replaces at the same path.
+ * own page (scripts from a CDN) and document this one replaces at the same paths.
  */
 export function docsPage(options: DocsPageOptions) {
   const directory = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
@@ -114,6 +116,10 @@ export function docsPage(options: DocsPageOptions) {
   const assetHeaders = { 'cache-control': 'public, max-age=31536000, immutable' };
   const app = new Elysia({ name: 'docs-page', seed: options.path }).get(options.path, ({ request }) => reply(request, page, pageHeaders), { detail: { hide: true } });
   for (const file of files) app.get(url(file.name), ({ request }) => reply(request, file, assetHeaders), { detail: { hide: true } });
+  let document: Asset | undefined;
+  app.get(options.specPath, ({ request }) => reply(request, (document ??= asset('openapi.json', 'application/json; charset=utf-8', JSON.stringify(options.document()))), { 'cache-control': 'no-cache' }), {
+    detail: { hide: true },
+  });
   return app;
 }
 

@@ -74,4 +74,4 @@ export const RunProjection = projectionOf(RunJson);
 export const RunEventProjection = projectionOf(RunEventJson);
 export const MemoryRecordProjection = projectionOf(MemoryRecordJson);
 
-export const runResponseSchemas = [RunProjection, RunEventProjection, MemoryRecordProjection, RunJson, RunEventJson, ApprovalJson, ApprovalListJson, MemoryRecordJson];
+export const runResponseSchemas = [RunProjection, RunEventProjection, MemoryRecordProjection, RunJson, ApprovalJson, ApprovalListJson];

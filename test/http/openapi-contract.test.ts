@@ -1,7 +1,11 @@
 // Every response of a representative tour of the control plane is one its OpenAPI document
 // declares: the status for that path and method, the body matching the declared schema.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { tempDir } from '../helpers/temp.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { openApiContract, type ContractCheck } from '../helpers/openapi-contract.ts';
 
@@ -51,6 +55,39 @@ describe('the document', () => {
     expect(patch.parameters.map((x: { name: string; in: string }) => `${x.in}:${x.name}`)).toEqual(['path:agentId', 'header:If-Match']);
     expect(Object.keys(patch.responses['200'].headers).sort()).toEqual(['etag', 'x-svc-oid']);
   });
+
+  test('names every titled schema once, in components, and refers to it by $ref everywhere else', async () => {
+    const doc = (await p.json<any>('GET', '/api/v1/docs/json')).body;
+    const inline: string[] = [];
+    const walk = (value: unknown, at: string, root: boolean) => {
+      if (Array.isArray(value)) return value.forEach((item, i) => walk(item, `${at}/${i}`, false));
+      if (typeof value !== 'object' || value === null) return;
+      const node = value as Record<string, unknown>;
+      if (!root && typeof node.title === 'string' && ('type' in node || 'anyOf' in node)) inline.push(`${at}: ${node.title}`);
+      for (const [key, item] of Object.entries(node)) if (!['example', 'examples', 'default', 'const', 'enum'].includes(key)) walk(item, `${at}/${key}`, false);
+    };
+    walk(doc.paths, '#/paths', false);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) walk(schema, `#/components/schemas/${name}`, true);
+    expect(inline).toEqual([]);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['AgentConfig', 'AgentPluginApprovalConfig', 'AgentUpdateBody', 'EndpointSettings', 'EndpointSettingsUpdate']));
+    expect(doc.paths['/api/v1/agents/{agentId}'].patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AgentUpdateBody' });
+    await SwaggerParser.validate(structuredClone(doc));
+  });
+
+  test('passes @redocly/cli lint with its recommended rules: no errors, and no warning but the two the interface makes', async () => {
+    const doc = (await p.json<any>('GET', '/api/v1/docs/json')).body;
+    const file = join(tempDir('openapi-lint-'), 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc, null, 1));
+    const cli = fileURLToPath(import.meta.resolve('@redocly/cli/bin/cli.js'));
+    const lint = Bun.spawn(['node', cli, 'lint', file, '--format=json'], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+    const [out, code] = await Promise.all([new Response(lint.stdout).text(), lint.exited]);
+    const report = JSON.parse(out) as { totals: { errors: number }; problems: { ruleId: string; severity: string; message: string }[] };
+    expect(report.problems.filter((x) => x.severity === 'error')).toEqual([]);
+    expect({ code, errors: report.totals.errors }).toEqual({ code: 0, errors: 0 });
+    // The paths /agents/{agentId}/runs and /agents/runs/{agentRunId} are the interface's own (the
+    // literal segment wins, tested in test/http/allow.test.ts); the project has no license to name.
+    expect([...new Set(report.problems.map((x) => x.ruleId))].sort()).toEqual(['info-license', 'no-ambiguous-paths']);
+  }, 60_000);
 });
 
 describe('responses conform to the document', () => {

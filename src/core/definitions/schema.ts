@@ -132,7 +132,7 @@ export const EndpointSettingsBody = Type.Object(
     // What GET returns may be sent back as is: `saved` is read-only and ignored (a PUT saves).
     saved: Type.Optional(Type.Boolean({ description: 'Read-only; ignored' })),
   },
-  { additionalProperties: false, title: 'EndpointSettings' },
+  { additionalProperties: false, title: 'EndpointSettingsUpdate' },
 );
 
 export type EndpointCreateBody = Static<typeof EndpointCreateBody>;
