@@ -45,7 +45,7 @@ export function accountRoutes(
     .post('/users', async ({ body, set, principal }) => {
       set.status = 201;
       return principalJson(await accounts.createUser(principal, body));
-    }, { ...admin, ...operation({ operationId: 'createUser', summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: UserJson }, errors: [409] }) })
+    }, { ...admin, ...operation({ operationId: 'createUser', summary: 'Create a user', tag: 'Accounts', body: UserCreate, responses: { 201: UserJson }, errors: ['CONFLICT'] }) })
     .get('/users', ({ principal, request }) => lister.users(principal, new URL(request.url).search),
       { ...admin, ...operation({ operationId: 'listUsers', summary: 'List users (list engine; records as GET /users/{id}; fields id, kind, name, email, roles, platformAccess, status, createdAt)', tag: 'Accounts', list: UserProjection }) })
     .get('/users/:id', async ({ params }) => principalJson(await accounts.get('USER', params.id)),
@@ -68,7 +68,7 @@ export function accountRoutes(
       set.status = 201;
       set.headers['cache-control'] = 'no-store'; // the secret is in the body (RFC 9111 §5.2.2.5)
       return { ...keyJson(created), key: created.key };
-    }, { ...anyPrincipal, ...operation({ operationId: 'createApiKey', summary: 'Create an API key (shown once)', tag: 'Accounts', body: ApiKeyCreate, responses: { 201: ApiKeyCreatedJson } }) })
+    }, { ...anyPrincipal, ...operation({ operationId: 'createApiKey', summary: 'Create an API key (shown once)', tag: 'Accounts', body: ApiKeyCreate, responses: { 201: ApiKeyCreatedJson }, errors: ['CONFLICT'] }) })
     .get('/api-keys', ({ query, principal, request }) => {
       const target = accounts.keyOwnerFor(principal, query.principalId);
       return lister.apiKeys(principal, target, new URL(request.url).search);
@@ -81,7 +81,7 @@ export function accountRoutes(
       const w = await accounts.createWorkspace(principal, body);
       set.status = 201;
       return { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
-    }, { ...admin, ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: WorkspaceJson }, errors: [409] }) })
+    }, { ...admin, ...operation({ operationId: 'createWorkspace', summary: 'Create a workspace', tag: 'Accounts', body: WorkspaceCreate, responses: { 201: WorkspaceJson }, errors: ['CONFLICT'] }) })
     .get('/workspaces', ({ principal, request }) => lister.workspaces(principal, new URL(request.url).search), {
       ...anyPrincipal,
       ...operation({ operationId: 'listWorkspaces', summary: 'List visible workspaces (list engine)', tag: 'Accounts', list: WorkspaceProjection }),

@@ -19,7 +19,7 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
       return agentJson(agent);
     }, {
       auth: { roles: ['AGENT_ADMIN'] },
-      ...operation({ operationId: 'createAgent', summary: 'Create an Agent', tag: 'Agents', body: AgentCreateBody, responses: { 201: AgentJson }, etag: true }),
+      ...operation({ operationId: 'createAgent', summary: 'Create an Agent', tag: 'Agents', body: AgentCreateBody, responses: { 201: AgentJson }, etag: true, errors: ['RESERVED_METADATA_KEY', 'METADATA_TOO_LARGE', 'MODEL_NOT_ENABLED'] }),
     })
     .get('/agents', ({ principal, request }) => lister.list(principal, new URL(request.url).search), {
       auth: { roles: agentRoles },
@@ -49,11 +49,11 @@ export function agentRoutes(conventions: ReturnType<typeof httpConventions>, age
           'Optimistic locking through `version` (409 VERSION_CONFLICT) or `If-Match` (412). Returns the whole Agent record with an ETag.',
         body: AgentUpdateBody,
         responses: { 200: AgentJson },
-        errors: [409, 412],
+        errors: ['VERSION_CONFLICT', 'AGENT_DISABLED', 'PRECONDITION_FAILED', 'RESERVED_METADATA_KEY', 'METADATA_TOO_LARGE', 'MODEL_NOT_ENABLED'],
       }),
     })
     .delete('/agents/:agentId', async ({ params, principal, request, set }) => {
       await agents.delete(principal, params.agentId, request.headers.get('if-match'));
       set.status = 204;
-    }, { auth: { roles: [] }, ...operation({ operationId: 'deleteAgent', summary: 'Delete an Agent and its runs (If-Match: only at that version, else 412)', tag: 'Agents', ids: ['agentId'], headers: ['If-Match'], responses: { 204: 'Deleted' }, errors: [412] }) });
+    }, { auth: { roles: [] }, ...operation({ operationId: 'deleteAgent', summary: 'Delete an Agent and its runs (If-Match: only at that version, else 412)', tag: 'Agents', ids: ['agentId'], headers: ['If-Match'], responses: { 204: 'Deleted' }, errors: ['PRECONDITION_FAILED'] }) });
 }

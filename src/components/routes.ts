@@ -30,6 +30,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
       ...write,
       ...operation({
         operationId: 'createComponent',
+        errors: ['SOURCE_INVALID'],
         summary: 'Create a Component',
         etag: true,
         tag,
@@ -67,7 +68,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
           'Optimistic locking through `version` (409 VERSION_CONFLICT) or `If-Match` (412).',
         body: ComponentUpdateBody,
         responses: { 200: ComponentJson },
-        errors: [409, 412],
+        errors: ['VERSION_CONFLICT', 'PRECONDITION_FAILED', 'SOURCE_INVALID'],
       }),
     })
     .delete('/components/:componentId', async ({ params, principal, request, set }) => {
@@ -83,7 +84,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
         tag,
         description: 'Refused with 409 COMPONENT_IN_USE, naming the dependents, while an active Endpoint or an agent plugin uses it.',
         responses: { 204: 'Deleted' },
-        errors: [409, 412],
+        errors: ['COMPONENT_IN_USE', 'PRECONDITION_FAILED'],
       }),
     })
     .get('/components/:componentId/revisions', ({ params, principal, request }) =>
@@ -127,6 +128,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
       ...write,
       ...operation({
         operationId: 'deployComponent',
+        errors: ['CONFLICT'],
         summary: 'Deploy a node revision',
         ids: ['componentId'],
         tag: deployTag,
@@ -155,7 +157,7 @@ export function componentRoutes(conventions: ReturnType<typeof httpConventions>,
         tag: deployTag,
         description: 'Selects the attempt\'s revision as the one node Endpoints run. 409 DEPLOYMENT_NOT_READY unless the attempt is ready.',
         responses: { 200: DeploymentJson },
-        errors: [409],
+        errors: ['DEPLOYMENT_NOT_READY'],
       }),
     });
 }

@@ -46,7 +46,7 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
       set.status = 201;
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ operationId: 'createEndpoint', summary: 'Create an Endpoint definition (disabled)', tag: 'Endpoints', body: EndpointCreateBody, responses: { 201: EndpointJson }, etag: true }) })
+    }, { ...admins, ...operation({ operationId: 'createEndpoint', summary: 'Create an Endpoint definition (disabled)', tag: 'Endpoints', body: EndpointCreateBody, responses: { 201: EndpointJson }, etag: true, errors: ['UNKNOWN_DIGEST', 'INVALID_DEFINITION'] }) })
     .get('/endpoints', ({ principal, request }) => deps.lister.list(principal, new URL(request.url).search), {
       ...admins,
       ...operation({ operationId: 'listEndpoints', summary: 'List Endpoint definitions (list engine)', tag: 'Endpoints', list: EndpointProjection }),
@@ -60,21 +60,21 @@ export function endpointRoutes(conventions: ReturnType<typeof httpConventions>, 
       const e = await endpoints.update(principal, params.endpointId, body, request.headers.get('if-match'));
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ operationId: 'updateEndpoint', summary: 'Update an Endpoint definition (optimistic locking with version / If-Match)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], body: EndpointUpdateBody, responses: { 200: EndpointJson }, etag: true, errors: [409, 412] }) })
+    }, { ...admins, ...operation({ operationId: 'updateEndpoint', summary: 'Update an Endpoint definition (optimistic locking with version / If-Match)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], body: EndpointUpdateBody, responses: { 200: EndpointJson }, etag: true, errors: ['VERSION_CONFLICT', 'ROUTE_CONFLICT', 'PRECONDITION_FAILED', 'UNKNOWN_DIGEST', 'INVALID_DEFINITION'] }) })
     .delete('/endpoints/:endpointId', async ({ principal, params, request, set }) => {
       await endpoints.delete(principal, params.endpointId, request.headers.get('if-match'));
       set.status = 204;
-    }, { ...admins, ...operation({ operationId: 'deleteEndpoint', summary: 'Delete a disabled Endpoint definition (If-Match: only at that version, else 412)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], responses: { 204: 'Deleted' }, errors: [409, 412] }) })
+    }, { ...admins, ...operation({ operationId: 'deleteEndpoint', summary: 'Delete a disabled Endpoint definition (If-Match: only at that version, else 412)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], responses: { 204: 'Deleted' }, errors: ['ENDPOINT_ACTIVE', 'PRECONDITION_FAILED'] }) })
     .post('/endpoints/:endpointId/activate', async ({ principal, params, request, set }) => {
       const e = await endpoints.activate(principal, params.endpointId, request.headers.get('if-match'));
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ operationId: 'activateEndpoint', summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route; If-Match: only from that version, else 412)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], responses: { 200: EndpointJson }, etag: true, errors: [409, 412, 422] }) })
+    }, { ...admins, ...operation({ operationId: 'activateEndpoint', summary: 'Activate (validates the contract; 409 ROUTE_CONFLICT on an equal active route; If-Match: only from that version, else 412)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], responses: { 200: EndpointJson }, etag: true, errors: ['VERSION_CONFLICT', 'ROUTE_CONFLICT', 'PRECONDITION_FAILED', 'UNKNOWN_DIGEST', 'INVALID_DEFINITION'] }) })
     .post('/endpoints/:endpointId/disable', async ({ principal, params, request, set }) => {
       const e = await endpoints.disable(principal, params.endpointId, request.headers.get('if-match'));
       set.headers.etag = etagOf(e.version);
       return endpointJson(e);
-    }, { ...admins, ...operation({ operationId: 'disableEndpoint', summary: 'Disable an Endpoint (If-Match: only from that version, else 412)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], responses: { 200: EndpointJson }, etag: true, errors: [412] }) })
+    }, { ...admins, ...operation({ operationId: 'disableEndpoint', summary: 'Disable an Endpoint (If-Match: only from that version, else 412)', tag: 'Endpoints', ids: ['endpointId'], headers: ['If-Match'], responses: { 200: EndpointJson }, etag: true, errors: ['VERSION_CONFLICT', 'PRECONDITION_FAILED'] }) })
     .post('/endpoints/:endpointId/validate', ({ principal, params }) => endpoints.validate(principal, params.endpointId), {
       ...admins,
       ...operation({ operationId: 'validateEndpoint', summary: 'Contract validation: {valid, errors, warnings}', tag: 'Endpoints', ids: ['endpointId'], responses: { 200: ContractStatusJson } }),

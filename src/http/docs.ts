@@ -2,7 +2,7 @@
 // schemas are attached to the docs here rather than to Elysia's own validator.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { DocumentDecoration } from 'elysia';
-import { PROBLEM_CODES } from '../core/http/index.ts';
+import { PROBLEM_CODES, type ProblemCode } from '../core/http/index.ts';
 
 export interface OperationDoc {
   /** Readable and unique: `listAgents`, `updateAgent` (what a generated client names the method). */
@@ -28,9 +28,45 @@ export interface OperationDoc {
   list?: TSchema;
   /** Further query parameters (besides a list's). */
   query?: { name: string; description: string; schema?: Record<string, unknown> }[];
-  /** Problem statuses beyond the common ones (e.g. 409 conflicts, 412 If-Match). */
-  errors?: number[];
+  /**
+   * The problems this operation answers beyond the common ones, by code (409 conflicts, 412 for
+   * If-Match, 422 beyond VALIDATION_FAILED): each status of these answers exactly these codes.
+   */
+  errors?: OperationCode[];
 }
+
+/** Codes particular to some operations, and their status. */
+const OPERATION_CODES = {
+  CONFLICT: 409,
+  VERSION_CONFLICT: 409,
+  ROUTE_CONFLICT: 409,
+  AGENT_DISABLED: 409,
+  RUN_FINISHED: 409,
+  MAX_CHILD_RUNS: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  APPROVAL_RESOLVED: 409,
+  ENDPOINT_ACTIVE: 409,
+  COMPONENT_IN_USE: 409,
+  DEPLOYMENT_NOT_READY: 409,
+  PRECONDITION_FAILED: 412,
+  SOURCE_INVALID: 422,
+  RESERVED_METADATA_KEY: 422,
+  METADATA_TOO_LARGE: 422,
+  MODEL_NOT_ENABLED: 422,
+  UNKNOWN_DIGEST: 422,
+  INVALID_DEFINITION: 422,
+} as const satisfies Partial<Record<ProblemCode, number>>;
+type OperationCode = keyof typeof OPERATION_CODES;
+
+/** The codes each common problem status carries on any operation. */
+const COMMON_CODES: Record<string, string> = {
+  '400': 'BAD_REQUEST, MALFORMED_JSON (a body that is not JSON) or INVALID_QUERY (a list parameter)',
+  '401': 'UNAUTHORIZED: no valid credential',
+  '403': 'FORBIDDEN, PLATFORM_ACCESS_DISABLED (the principal may not use the API), DEBUG_FORBIDDEN (`debug=true` without INSTANCE_ADMIN) or CREDENTIAL_FROM_EXECUTION',
+  '404': 'NOT_FOUND (also for a record of another workspace)',
+  '413': 'PAYLOAD_TOO_LARGE',
+  '415': 'UNSUPPORTED_MEDIA_TYPE: the body must be application/json',
+};
 
 /** An empty list parameter is 400, like a malformed one. */
 const text = { type: 'string', minLength: 1 };
@@ -104,7 +140,12 @@ const problemOf = (description: string, headers: Record<string, unknown> = {}) =
   headers: { ...OID_HEADER, ...headers },
   content: { 'application/problem+json': { schema: schemaRef('Problem') } },
 });
-const problem = problemOf('Problem details (RFC 9457)');
+/** A problem whose `code` is one of `codes`. */
+const problemWith = (codes: readonly ProblemCode[]) => ({
+  description: codes.join(' or '),
+  headers: OID_HEADER,
+  content: { 'application/problem+json': { schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { code: { enum: codes } } }] } } },
+});
 /** What any operation may answer besides its own: a target too long, an internal error, the database or server unavailable. */
 const COMMON_PROBLEMS: Record<string, unknown> = {
   '414': problemOf('URI_TOO_LONG: the path and query are over the limit'),
@@ -127,13 +168,14 @@ export function operation(doc: OperationDoc): { detail: DocumentDecoration } {
           : { description: schema.description ?? schema.title ?? 'OK', headers: successHeaders, content: { 'application/json': { schema: schemaOf(schema) } } };
   }
   if (doc.list && doc.responses === undefined) responses['200'] = listEnvelope(doc.list);
-  for (const status of doc.public ? ['400'] : ['400', '401', '403', '404']) responses[status] ??= status === '401' ? UNAUTHORIZED : problem;
+  for (const status of doc.public ? ['400'] : ['400', '401', '403', '404']) responses[status] ??= status === '401' ? UNAUTHORIZED : problemOf(COMMON_CODES[status]!);
+  const codes = new Map<number, ProblemCode[]>(doc.body ? [[422, ['VALIDATION_FAILED']]] : []);
+  for (const code of doc.errors ?? []) codes.set(OPERATION_CODES[code], [...(codes.get(OPERATION_CODES[code]) ?? []), code]);
   if (doc.body) {
-    responses['413'] = problem;
-    responses['415'] = problem;
-    responses['422'] = problem;
+    responses['413'] = problemOf(COMMON_CODES['413']!);
+    responses['415'] = problemOf(COMMON_CODES['415']!);
   }
-  for (const status of doc.errors ?? []) responses[String(status)] ??= problem;
+  for (const [status, listed] of codes) responses[String(status)] ??= problemWith(listed);
   for (const [status, response] of Object.entries(COMMON_PROBLEMS)) responses[status] ??= response;
   const query = [...(doc.list ? LIST_PARAMETERS : []), ...(doc.query ?? [])];
   const parameters = [
@@ -205,7 +247,11 @@ const ProblemSchema = {
     oid: { type: 'string' },
     errors: {
       type: 'array',
-      items: { type: 'object', required: ['pointer', 'message'], properties: { pointer: { type: 'string' }, message: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['pointer', 'message'],
+        properties: { pointer: { type: 'string' }, message: { type: 'string' }, code: { type: 'string', enum: PROBLEM_CODES, description: 'What is wrong there, where more particular than the problem\'s code' } },
+      },
     },
   },
 } as const;

@@ -26,7 +26,7 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
         tag: 'Agent runs',
         body: RunCreateBody,
         responses: { 201: RunJson, 200: RunJson },
-        errors: [409],
+        errors: ['AGENT_DISABLED', 'RUN_FINISHED', 'MAX_CHILD_RUNS', 'IDEMPOTENCY_KEY_REUSED'],
       }),
     })
     .get('/agents/:agentId/runs', ({ principal, params, request }) => runs.list(principal, params.agentId, new URL(request.url).search), {
@@ -75,7 +75,7 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
         tag: 'Agent runs',
         body: ApprovalResolveBody,
         responses: { 200: ApprovalJson },
-        errors: [409],
+        errors: ['APPROVAL_RESOLVED'],
       }),
     })
     .get('/agents/:agentId/memory', ({ principal, params, request }) => runs.memory(principal, params.agentId, new URL(request.url).search), {
@@ -93,7 +93,7 @@ export function runRoutes(conventions: ReturnType<typeof httpConventions>, runs:
       const run = await runs.cancel(principal, params.agentRunId);
       set.status = 202;
       return runJson(run, null);
-    }, { ...anyAuthenticated, ...operation({ operationId: 'cancelRun', summary: 'Cancel a run (queued → cancelled; running → cancelling)', tag: 'Agent runs', ids: ['agentRunId'], responses: { 202: RunJson }, errors: [409] }) })
+    }, { ...anyAuthenticated, ...operation({ operationId: 'cancelRun', summary: 'Cancel a run (queued → cancelled; running → cancelling)', tag: 'Agent runs', ids: ['agentRunId'], responses: { 202: RunJson }, errors: ['RUN_FINISHED', 'CONFLICT'] }) })
     .get('/agents/runs/:agentRunId/events', ({ principal, params, request }) => runs.events(principal, params.agentRunId, new URL(request.url).search), {
       ...anyAuthenticated,
       ...operation({
