@@ -74,6 +74,24 @@ describe('the document', () => {
     await SwaggerParser.validate(structuredClone(doc));
   });
 
+  test('each operation names the problem codes it answers, by status', async () => {
+    const doc = (await p.json<any>('GET', '/api/v1/docs/json')).body;
+    const codesOf = (path: string, method: string, status: number) => doc.paths[path][method].responses[String(status)].content['application/problem+json'].schema.allOf[1].properties.code.enum;
+    expect(codesOf('/api/v1/agents/{agentId}', 'patch', 409)).toEqual(['VERSION_CONFLICT', 'AGENT_DISABLED']);
+    expect(codesOf('/api/v1/agents/{agentId}', 'patch', 412)).toEqual(['PRECONDITION_FAILED']);
+    expect(codesOf('/api/v1/agents/{agentId}', 'patch', 422)).toEqual(['VALIDATION_FAILED', 'RESERVED_METADATA_KEY', 'METADATA_TOO_LARGE', 'MODEL_NOT_ENABLED']);
+    expect(codesOf('/api/v1/agents/{agentId}/runs', 'post', 409)).toEqual(['AGENT_DISABLED', 'RUN_FINISHED', 'MAX_CHILD_RUNS', 'IDEMPOTENCY_KEY_REUSED']);
+    expect(codesOf('/api/v1/components/{componentId}/deployments', 'post', 409)).toEqual(['CONFLICT']);
+    expect(codesOf('/api/v1/endpoints/{endpointId}', 'delete', 409)).toEqual(['ENDPOINT_ACTIVE']);
+    expect(doc.paths['/api/v1/agents'].get.responses['403'].description).toContain('DEBUG_FORBIDDEN');
+    // A code an operation does not list is a contract violation.
+    const contract = await openApiContract(p.app);
+    const headers = new Headers({ 'content-type': 'application/problem+json' });
+    const body = { type: 'about:blank', title: 'Conflict', status: 409, code: 'ROUTE_CONFLICT', detail: 'x' };
+    expect(contract.violations('DELETE', `/api/v1/endpoints/${NO_SUCH}`, { status: 409, body, headers }).join()).toContain('allowed values');
+    expect(contract.violations('DELETE', `/api/v1/endpoints/${NO_SUCH}`, { status: 409, body: { ...body, code: 'ENDPOINT_ACTIVE' }, headers })).toEqual([]);
+  });
+
   test('passes @redocly/cli lint with its recommended rules: no errors, and no warning but the two the interface makes', async () => {
     const doc = (await p.json<any>('GET', '/api/v1/docs/json')).body;
     const file = join(tempDir('openapi-lint-'), 'openapi.json');
