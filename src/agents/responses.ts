@@ -1,6 +1,7 @@
 // The Agent record as the API answers it (DESIGN §4), for the OpenAPI document.
 import { Type } from '@sinclair/typebox';
 import { DateTime, Id, Nullable, projectionOf } from '../http/index.ts';
+import { AgentConfig, AgentPolicy } from './schema.ts';
 
 const Json = Type.Record(Type.String(), Type.Unknown());
 
@@ -15,8 +16,9 @@ export const AgentJson = Type.Object(
     ownerType: Type.Union([Type.Literal('USER'), Type.Literal('GROUP'), Type.Literal('SERVICE_ACCOUNT')]),
     serviceAccountUserId: Nullable(Id()),
     metadata: Json,
-    config: Json,
-    policy: Json,
+    // As stored: every write validates them against these schemas.
+    config: AgentConfig,
+    policy: AgentPolicy,
     version: Type.Integer({ minimum: 0 }),
     createdAt: DateTime(),
     updatedAt: DateTime(),

@@ -111,12 +111,15 @@ describe('one endpoint', () => {
 
   test('success status and schema, validation failure, problem responses', () => {
     const statuses = Object.keys(operation.responses);
-    expect(statuses).toEqual(['201', '401', '403', '404', '413', '415', '422', '500', '502', '503', '504', 'default']);
+    expect(statuses).toEqual(['201', '401', '403', '404', '413', '414', '415', '422', '500', '502', '503', '504', 'default']);
     expect(operation.responses['201'].content['application/json'].schema).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
     expect(operation.responses['201'].headers).toEqual({ 'x-svc-oid': { $ref: '#/components/headers/XSvcOid' }, 'x-execution-id': { $ref: '#/components/headers/XExecutionId' } });
     expect(operation.responses['422'].content['application/json'].example).toEqual({ error: 'invalid item' });
-    for (const s of ['401', '403', '404', '504']) expect(operation.responses[s].$ref).toMatch(/^#\/components\/responses\//);
+    for (const s of ['401', '403', '404', '414', '504']) expect(operation.responses[s].$ref).toMatch(/^#\/components\/responses\//);
     expect(doc.components.responses.Timeout.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    // The runtime answers 414 for a long target and 403 REVISION_NOT_APPROVED for unapproved run-as code.
+    expect(doc.components.responses.UriTooLong.description).toContain('URI_TOO_LONG');
+    expect(doc.components.responses.Forbidden.description).toContain('REVISION_NOT_APPROVED');
   });
 });
 
@@ -192,7 +195,7 @@ describe('response modes', () => {
 
   test('static response: its status, headers, media type and body; no executor responses', () => {
     const op = doc.paths['/static'].get;
-    expect(Object.keys(op.responses)).toEqual(['202', '401', '403', '404']);
+    expect(Object.keys(op.responses)).toEqual(['202', '401', '403', '404', '414']);
     expect(op.responses['202'].content).toEqual({ 'text/plain': { schema: {}, example: 'accepted' } });
     expect(op.responses['202'].headers['cache-control']).toEqual({ schema: { type: 'string' }, example: 'no-store' });
     expect(doc.paths['/static-empty'].delete.responses['204'].content).toBeUndefined();

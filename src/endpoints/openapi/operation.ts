@@ -67,6 +67,7 @@ export function buildOperation(source: OperationSource, ctx: OperationContext): 
   responses.addStandard('Unauthorized');
   responses.addStandard('Forbidden');
   responses.addStandard('NotFound');
+  responses.addStandard('UriTooLong');
   if (BODY_METHODS.has(record.method)) {
     responses.addStandard('PayloadTooLarge');
     responses.addStandard('UnsupportedMediaType');

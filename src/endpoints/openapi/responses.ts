@@ -9,9 +9,15 @@ const OID_HEADER = { 'x-svc-oid': { $ref: '#/components/headers/XSvcOid' } };
 const STANDARD_RESPONSES = {
   BadRequest: { status: '400', description: 'Malformed JSON or an invalid request (problem+json listing the violations)' },
   Unauthorized: { status: '401', description: 'No credential, or an invalid one' },
-  Forbidden: { status: '403', description: 'The caller lacks ENDPOINT_INVOKE or INSTANCE_ADMIN, or the execution account is unusable' },
+  Forbidden: {
+    status: '403',
+    description:
+      'FORBIDDEN: the caller lacks ENDPOINT_INVOKE or INSTANCE_ADMIN; EXECUTION_ACCOUNT_UNUSABLE: the execution account is unusable; ' +
+      'REVISION_NOT_APPROVED: no revision of the component is approved to run as the service account',
+  },
   NotFound: { status: '404', description: 'No active Endpoint matches this method and path' },
   PayloadTooLarge: { status: '413', description: 'The request body is over 1 MiB' },
+  UriTooLong: { status: '414', description: 'URI_TOO_LONG: the path and query are over 16 KiB' },
   UnsupportedMediaType: { status: '415', description: 'A body was sent that is not JSON' },
   ComponentError: { status: '500', description: 'The component threw an error (COMPONENT_ERROR)' },
   BadGateway: { status: '502', description: 'The executor failed, or the result is over 1 MiB' },
