@@ -30,7 +30,8 @@ export const bun: Platform = {
   // A child that spawn() started is a Bun subprocess with this end of its socketpair at stdio[3].
   connectChild: (child, handlers) => (Bun.connect as unknown as FdConnect)({ fd: (child as Subprocess).stdio[3] as number, socket: handlers }),
   sha256Hex: (text) => Bun.SHA256.hash(text, 'hex'),
-  crc32: Bun.hash.crc32,
+  // Read at call time: Deno loads this module too (index.ts), where Bun is not defined.
+  crc32: (text) => Bun.hash.crc32(text),
   uuidv7: (at) => Bun.randomUUIDv7('hex', at),
   sleep: (ms) => Bun.sleep(ms),
 };
