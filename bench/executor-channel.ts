@@ -18,8 +18,7 @@
 //
 // Then, without HTTP: the real executor alone, 64 calls in flight, as calls/s and as CPU per call
 // of the server process (the host processes' CPU is not included there).
-import type { Socket } from 'bun';
-import { connectFd } from '../runtime/executor/host/fd-socket.ts';
+import { connectFd, type ChannelSocket } from '../runtime/executor/host/fd-socket.ts';
 import { npmStartEnv, treeCpuMicros } from './lib/process.ts';
 
 const role = process.argv[2] ?? '';
@@ -82,7 +81,7 @@ async function hostMain(design: string): Promise<void> {
     process.on('disconnect', () => process.exit(0));
     return;
   }
-  let sock: Socket<undefined> | undefined;
+  let sock: ChannelSocket | undefined;
   const send = batcher((d) => void sock?.write(d), scheduler(design));
   let onLine: (line: string) => void;
   if (design === 'sock-host') {

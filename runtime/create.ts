@@ -73,7 +73,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
         // Stale: changes may reach this runtime late (the database unreachable, Redis not answering),
         // or the database is at a version it does not serve yet.
         index: { ...idx, sync: syncHealth, stale: !database || syncHealth.redisConnected === false || (syncHealth.databaseVersion ?? 0) > (idx.version ?? 0) },
-        executor: { isolation: executor.isolation, layers: executor.layers, degraded: missingLayers(executor), hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
+        executor: { isolation: executor.isolation, layers: executor.layers, workers: executor.workers, degraded: missingLayers(executor), hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
       },
     };
   };

@@ -181,7 +181,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
         checks: {
           database,
           index: { loaded: version !== null, version },
-          executor: { isolation: executor.isolation, layers: executor.layers, degraded: missingLayers(executor), hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
+          executor: { isolation: executor.isolation, layers: executor.layers, workers: executor.workers, degraded: missingLayers(executor), hostsReady: executor.hostsReady, hostsTotal: executor.hostsTotal, hostsSpare: executor.hostsSpare },
           // Where changes are announced to runtimes; while Redis is down they find them by polling
           // (DESIGN §9), so this informs and does not decide readiness.
           // Connected means answering: a hung server keeps its connection open.

@@ -43,18 +43,24 @@ test('knip finds no unused file, export, type or dependency (knip.json names the
   expect(findings).toEqual([]);
 }, 60_000);
 
-test("Bun's own API (the Bun global, import.meta.dir) is used only behind the platform seam and inside the sandbox", () => {
+/** Files that may use a runtime's own globals: that runtime's side of the platform seam, and the programs inside the sandbox. */
+const RUNTIME_GLOBALS: Record<string, RegExp> = {
+  Bun: /^(src\/core\/platform\/bun[^/]*\.ts|runtime\/executor\/(host|worker)\/.*)$/,
+  Deno: /^(src\/core\/platform\/deno[^/]*\.ts|runtime\/executor\/(host|worker)\/.*)$/,
+};
+
+test("Bun's and Deno's own API (the Bun and Deno globals, import.meta.dir) are used only behind the platform seam and inside the sandbox", () => {
   // dependency-cruiser sees imports only (rule bun-only-behind-the-platform-seam); a global is found here, in the syntax tree, so
-  // that comments and strings naming Bun do not count.
-  const exempt = /^(src\/core\/platform\/bun[^/]*\.ts|runtime\/executor\/(host|worker)\/.*)$/;
+  // that comments and strings naming Bun or Deno (`'Deno' in globalThis`, how index.ts chooses) do not count.
   const found: string[] = [];
   for (const file of sourceFiles()) {
-    if (exempt.test(file)) continue;
     const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
       const line = () => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-      if (ts.isIdentifier(node) && node.text === 'Bun' && !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node)) found.push(`${file}:${line()}: Bun`);
-      if (ts.isPropertyAccessExpression(node) && ts.isMetaProperty(node.expression) && node.name.text === 'dir') found.push(`${file}:${line()}: import.meta.dir`);
+      if (ts.isIdentifier(node) && Object.hasOwn(RUNTIME_GLOBALS, node.text) && !RUNTIME_GLOBALS[node.text]!.test(file) && !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node)) {
+        found.push(`${file}:${line()}: ${node.text}`);
+      }
+      if (ts.isPropertyAccessExpression(node) && ts.isMetaProperty(node.expression) && node.name.text === 'dir' && !RUNTIME_GLOBALS.Bun!.test(file)) found.push(`${file}:${line()}: import.meta.dir`);
       ts.forEachChild(node, visit);
     };
     visit(source);

@@ -33,6 +33,7 @@ export type {
   CodeRevision,
   ComponentInput,
   ComponentResult,
+  ComponentWorkers,
   CurrentUser,
   ExecutionFailureCode,
   ExecutionOutcome,

@@ -119,9 +119,21 @@ export interface SandboxLayers {
   privateTmp: boolean;
 }
 
+/**
+ * What component Workers run on: on Deno with its permissions denying everything (`none`: no env,
+ * read, write, net, run, ffi, sys); Bun has no permission model (`unrestricted`, confined by the
+ * sandbox layers around the host).
+ */
+export interface ComponentWorkers {
+  runtime: 'bun' | 'deno';
+  permissions: 'none' | 'unrestricted';
+}
+
 export interface ExecutorStatus {
   isolation: 'process' | 'worker';
   layers: SandboxLayers;
+  /** As the hosts report it; `none` only when every host says so. */
+  workers: ComponentWorkers;
   /** Hosts that take work now. */
   hostsReady: number;
   /** Hosts running or starting (process isolation: spares plus hosts bound to a tenant). */

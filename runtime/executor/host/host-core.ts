@@ -4,6 +4,7 @@
 // itself under worker isolation.
 import { eachLine, field, line, payload } from '../wire/index.ts';
 import { failed } from '../worker/index.ts';
+import { startComponentWorker } from './threads.ts';
 
 const WORKER_URL = new URL('../worker/component-worker.ts', import.meta.url).href;
 
@@ -119,8 +120,8 @@ export class HostCore {
     if (source === undefined) return failed(502, 'EXECUTOR_CRASHED', 'revision not loaded on the executor host');
     let worker: Worker;
     try {
-      // An empty env: component code sees no server (or host) environment even in worker isolation.
-      worker = new Worker(WORKER_URL, { env: {} });
+      // No environment (Bun), no permissions at all (Deno): even in worker isolation (threads.ts).
+      worker = startComponentWorker(WORKER_URL);
     } catch (err) {
       // Typically the address-space limit: Workers reserve memory up front.
       return failed(502, 'EXECUTOR_RESOURCE_LIMIT', `no Worker could be started: ${err instanceof Error ? err.message : String(err)}`);

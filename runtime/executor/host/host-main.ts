@@ -12,7 +12,7 @@ const CHANNEL_FD = 3;
 const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
 // Before any component code can run: no new programs or processes from here on (syscall-filter.ts).
-const filter = process.argv.includes('--no-syscall-filter') ? { ok: false as const, reason: 'switched off' } : installSyscallFilter();
+const filter = process.argv.includes('--no-syscall-filter') ? { ok: false as const, reason: 'switched off' } : await installSyscallFilter();
 
 function exit(code: number): never {
   // process.exit ends the process even while a Worker thread is stuck (e.g. in a WebAssembly loop).

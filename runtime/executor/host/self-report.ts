@@ -1,7 +1,8 @@
 // What a host observes about its own confinement, sent in its hello. The server reports a sandbox
 // layer only when a running host saw it from the inside, so status() never claims more than is true.
 import { readFileSync, readlinkSync } from 'node:fs';
-import { HOST_ALLOCATOR_VARIABLE } from '../contract/index.ts';
+import { HOST_ALLOCATOR_VARIABLE, type ComponentWorkers } from '../contract/index.ts';
+import { WORKERS } from './threads.ts';
 
 export interface HostHello {
   pid: number;
@@ -22,6 +23,8 @@ export interface HostHello {
   ipcNs?: string | null;
   /** Mount points of tmpfs mounts (the last mount on each) with their system-wide mount ids. */
   tmpfsMounts?: Record<string, number>;
+  /** The runtime of the host and the permissions its component Workers start with. */
+  workers?: ComponentWorkers;
 }
 
 function read(path: string): string {
@@ -66,6 +69,16 @@ function outerUid(uid: number): number {
   return -1;
 }
 
+/**
+ * What Deno sets in its own environment whatever it is started with: a PATH of only its
+ * node-compatibility directory (a `node` that runs Deno) and DENO_NODE_SHIM_ACTIVE. Neither comes
+ * from the server.
+ */
+function denoOwn(name: string, value: string | undefined): boolean {
+  if (!('Deno' in globalThis)) return false;
+  return name === 'DENO_NODE_SHIM_ACTIVE' || (name === 'PATH' && value !== undefined && /^[^:]*\/node_compat_bin$/.test(value));
+}
+
 export function selfReport(syscallFilterError?: string): HostHello {
   const limit = /^Max address space\s+(\S+)/m.exec(read('/proc/self/limits'))?.[1];
   const status = read('/proc/self/status');
@@ -75,7 +88,7 @@ export function selfReport(syscallFilterError?: string): HostHello {
     uid,
     outerUid: outerUid(uid),
     // The allocator setting is the server's own choice of a number (HOST_ALLOCATOR_VARIABLE), not its environment.
-    envCount: Object.keys(process.env).filter((name) => name !== HOST_ALLOCATOR_VARIABLE).length,
+    envCount: Object.keys(process.env).filter((name) => name !== HOST_ALLOCATOR_VARIABLE && !denoOwn(name, process.env[name])).length,
     netNs: namespaceOf('net'),
     pidNs: namespaceOf('pid'),
     addressSpaceLimit: limit === undefined || limit === 'unlimited' ? null : Number(limit),
@@ -83,6 +96,7 @@ export function selfReport(syscallFilterError?: string): HostHello {
     seccompFilter: /^Seccomp:\s+2/m.test(status),
     ipcNs: namespaceOf('ipc'),
     tmpfsMounts: Object.fromEntries([...mountPoints()].filter(([, m]) => m.fstype === 'tmpfs').map(([path, m]) => [path, m.id])),
+    workers: WORKERS,
     ...(syscallFilterError === undefined ? {} : { syscallFilterError }),
   };
 }

@@ -10,8 +10,9 @@
 // host's channel to the server is a socket it inherits, so it keeps working. Threads stay
 // allowed, so Bun Workers start as before. Calls through `bun:ffi` (a component may dlopen libc)
 // meet the same filter, since it is the kernel that enforces it. The filter is irrevocable and
-// applies to every thread of the host (TSYNC) and to anything they could start.
-import { dlopen, ptr } from 'bun:ffi';
+// applies to every thread of the host (TSYNC) and to anything they could start. libc is reached
+// through bun:ffi on Bun and Deno.dlopen on Deno (./libc.ts).
+import { openLibc } from './libc.ts';
 
 interface Arch {
   audit: number;
@@ -88,15 +89,12 @@ function filterProgram(arch: Arch): Insn[] {
 }
 
 /** Installs the filter on the whole process; returns why not when it cannot. */
-export function installSyscallFilter(): { ok: true } | { ok: false; reason: string } {
+export async function installSyscallFilter(): Promise<{ ok: true } | { ok: false; reason: string }> {
   const arch = ARCHES[process.arch];
   if (!arch) return { ok: false, reason: `no filter for architecture ${process.arch}` };
   let libc;
   try {
-    libc = dlopen('libc.so.6', {
-      prctl: { args: ['i32', 'u64', 'u64', 'u64', 'u64'], returns: 'i32' },
-      syscall: { args: ['i64', 'i64', 'i64', 'ptr'], returns: 'i64' },
-    });
+    libc = await openLibc();
   } catch (error) {
     return { ok: false, reason: `libc not loadable: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -114,10 +112,10 @@ export function installSyscallFilter(): { ok: true } | { ok: false; reason: stri
     const fprog = new Uint8Array(16);
     const fview = new DataView(fprog.buffer);
     fview.setUint16(0, program.length, true);
-    fview.setBigUint64(8, BigInt(ptr(filter)), true);
+    fview.setBigUint64(8, libc.address(filter), true);
     // Required for an unprivileged filter; the sandbox sets it already (setpriv --nnp).
-    if (libc.symbols.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) return { ok: false, reason: 'prctl(PR_SET_NO_NEW_PRIVS) failed' };
-    const result = libc.symbols.syscall(arch.seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, ptr(fprog));
+    if (libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) !== 0) return { ok: false, reason: 'prctl(PR_SET_NO_NEW_PRIVS) failed' };
+    const result = libc.syscall(arch.seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, fprog);
     if (Number(result) !== 0) return { ok: false, reason: `seccomp(SET_MODE_FILTER, TSYNC) returned ${result}` };
     return { ok: true };
   } finally {

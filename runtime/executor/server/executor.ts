@@ -13,6 +13,7 @@ import {
   type VerifyOutcome,
 } from '../contract/index.ts';
 import { failure } from './decode.ts';
+import { workersOf } from './layers.ts';
 import { Dispatcher } from './dispatcher.ts';
 import type { PlacementLimits } from './placement.ts';
 import { HostPool, type Launch, type PoolSize } from './pool.ts';
@@ -64,6 +65,7 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
 
   let closed = false;
   let lastLayers = options.layers([...pool.hellos.values()]);
+  let lastWorkers = workersOf([...pool.hellos.values()]);
 
   return {
     execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
@@ -78,7 +80,8 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
     status(): ExecutorStatus {
       const hellos = [...pool.hellos.values()];
       if (hellos.length > 0) lastLayers = options.layers(hellos);
-      return { isolation: options.isolation, layers: { ...lastLayers }, hostsReady: dispatcher.readyHosts, hostsTotal: pool.total, hostsSpare: options.limits.bindTenants ? pool.spares : 0 };
+      if (hellos.length > 0) lastWorkers = workersOf(hellos);
+      return { isolation: options.isolation, layers: { ...lastLayers }, workers: { ...lastWorkers }, hostsReady: dispatcher.readyHosts, hostsTotal: pool.total, hostsSpare: options.limits.bindTenants ? pool.spares : 0 };
     },
     async close(): Promise<void> {
       if (closed) return;

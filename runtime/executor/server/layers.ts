@@ -1,7 +1,8 @@
 // Which sandbox layers are really in force, judged from what the hosts saw from the inside
 // compared with the server's own view. Nothing here is assumed from the command line.
 import { type HostHello, mountPoints, namespaceOf } from '../host/index.ts';
-import type { SandboxLayers } from '../contract/index.ts';
+import type { ComponentWorkers, SandboxLayers } from '../contract/index.ts';
+import { platform } from '../../../src/core/platform/index.ts';
 
 export const NO_LAYERS: SandboxLayers = {
   emptyEnv: false,
@@ -44,4 +45,11 @@ export function commonLayers(hellos: HostHello[], masked: readonly string[]): Sa
   const out = { ...NO_LAYERS };
   for (const key of Object.keys(out) as (keyof SandboxLayers)[]) out[key] = all.every((l) => l[key]);
   return out;
+}
+
+/** What the hosts' component Workers run on; permissions `none` only when every host says so. */
+export function workersOf(hellos: HostHello[]): ComponentWorkers {
+  const runtime = hellos[0]?.workers?.runtime ?? platform.name;
+  const none = hellos.length > 0 && hellos.every((hello) => hello.workers?.permissions === 'none');
+  return { runtime, permissions: none ? 'none' : 'unrestricted' };
 }

@@ -87,12 +87,7 @@ export async function spawnProcessHost(
     },
   );
 
-  const fd = proc.stdio[3];
-  if (typeof fd !== 'number') {
-    hardKill();
-    throw new Error('Bun did not provide the host socket');
-  }
-  const socket = await platform.connectFd(fd, {
+  const socket = await platform.connectChild(proc, {
     data: (_s, chunk) => read(chunk),
     drain: () => writer?.drain(),
     close: () => void finish('channel closed'),

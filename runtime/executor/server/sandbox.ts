@@ -25,6 +25,13 @@ import { platform } from '../../../src/core/platform/index.ts';
 
 const UNPRIVILEGED_ID = 65534;
 
+/**
+ * Address space Deno reserves at start whatever it then uses (the cage of V8's C++ heap, Oilpan:
+ * 32 GiB, never backed by memory): under a lower limit it aborts at once. A Deno host's limit is
+ * this plus what a Bun host gets, so the memory it can really use is bounded the same.
+ */
+const DENO_RESERVED_MB = 33 * 1024;
+
 /** Threads all hosts together may run: a share of the machine's pid space. */
 function hostTasksLimit(): number {
   let pidMax = 32_768;
@@ -91,7 +98,7 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
 
   const prlimit = platform.which('prlimit');
   const limitArgs = [
-    `--as=${hostAddressSpaceMb(options.memoryMb) * 1024 * 1024}`,
+    `--as=${(hostAddressSpaceMb(options.memoryMb) + (platform.name === 'deno' ? DENO_RESERVED_MB : 0)) * 1024 * 1024}`,
     `--nofile=${HOST_FILES_LIMIT}`,
     // No core dumps: hosts crash by design (a memory bomb), and a core would hold a tenant's data
     // wherever the system's core handler keeps them.
@@ -171,13 +178,21 @@ export function planSandbox(options: { memoryMb: number; privateCopy: boolean; s
     // Every step above starts from an empty environment; the host gets the allocator setting only.
     ...(allocator.length > 0 && envBin !== null ? [envBin, '-i', ...allocator] : []),
     ...(setsid ? [setsid] : []),
-    // --no-install: never try to fetch packages for a component's imports.
-    bun,
-    '--no-install',
-    hostMain,
+    ...hostCommand(bun, hostMain),
     ...(options.syscallFilter ? [] : ['--no-syscall-filter']),
   ];
   return { argv, missing, masked: tmpfs ? masked : [], cleanup };
+}
+
+/**
+ * The runtime running the host program. Bun: --no-install, never fetch packages for a component's
+ * imports. Deno: the host itself may do all (read /proc for its self-report, call libc for its
+ * syscall filter), its component Workers nothing (deno: { permissions: 'none' }, the
+ * --unstable-worker-options); no config file, lock file, npm or remote module is ever looked at.
+ */
+function hostCommand(runtime: string, hostMain: string): string[] {
+  if (platform.name === 'bun') return [runtime, '--no-install', hostMain];
+  return [runtime, 'run', '--allow-all', '--unstable-worker-options', '--no-config', '--no-lock', '--no-npm', '--no-remote', '--quiet', hostMain];
 }
 
 const COPY_PREFIX = 'bun-executor-';

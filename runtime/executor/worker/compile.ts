@@ -35,13 +35,19 @@ function compileLowcode(elements: { name: string; code: string; visible: boolean
 }
 
 /**
- * TypeScript or JavaScript to the JavaScript module Bun imports. Imports were checked at save; what
- * a module reaches here anyway (a computed `import()`) the sandbox stops, not a check.
+ * The module as a Blob this Worker imports. Bun: TypeScript or JavaScript transpiled here to
+ * JavaScript. Deno has no transpiler API, but imports TypeScript itself: the Blob says it is
+ * TypeScript, and Deno transpiles it while importing, inside this Worker, which has no
+ * permissions. Imports were checked at save; what a module reaches here anyway (a computed
+ * `import()`) the sandbox stops, not a check.
  */
-const transpile = (source: string): string => new Bun.Transpiler({ loader: 'ts', target: 'bun' }).transformSync(source);
+const moduleBlob = (source: string): Blob =>
+  'Deno' in globalThis
+    ? new Blob([source], { type: 'application/typescript' })
+    : new Blob([new Bun.Transpiler({ loader: 'ts', target: 'bun' }).transformSync(source)], { type: 'text/javascript' });
 
 async function importNode(source: string): Promise<Runner> {
-  const url = URL.createObjectURL(new Blob([transpile(source)], { type: 'text/javascript' }));
+  const url = URL.createObjectURL(moduleBlob(source));
   let mod: { default?: unknown };
   try {
     mod = (await import(url)) as { default?: unknown };

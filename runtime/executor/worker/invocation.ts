@@ -10,7 +10,7 @@ import {
   LOG_LIMIT_LINES,
   LOG_LINE_LIMIT_CHARS,
 } from '../contract/index.ts';
-import { stringify, utf8Length } from './intrinsics.ts';
+import { inspect, stringify, utf8Length } from './intrinsics.ts';
 
 /**
  * An api.platform body (as JSON, in UTF-8) above this is refused in the Worker, before anything is
@@ -167,7 +167,7 @@ export class Invocation {
 
   private log(args: unknown[]): void {
     if (this.logsTruncated) return;
-    let text = args.map((a) => (typeof a === 'string' ? a : Bun.inspect(a))).join(' ');
+    let text = args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ');
     if (text.length > LOG_LINE_LIMIT_CHARS) text = `${text.slice(0, LOG_LINE_LIMIT_CHARS)}…`;
     if (this.logs.length >= LOG_LIMIT_LINES || this.logBytes + text.length > LOG_LIMIT_BYTES) {
       this.logsTruncated = true;

@@ -1,10 +1,12 @@
 // What differs between Bun and Deno, as the rest of the code base uses it: serving HTTP, SQLite,
 // Worker threads, child processes, hashing, ids and timers. One implementation per platform
-// (./bun.ts), chosen once in ./index.ts; no other file of src/ or runtime/ reaches the platform's
+// (./bun.ts, ./deno.ts), chosen once in ./index.ts; no other file of src/ or runtime/ reaches the platform's
 // own API (.dependency-cruiser.cjs, test/architecture.test.ts). File access goes through node:fs, which both platforms have.
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 
 export interface Platform {
+  /** Which runtime this is: what the executor starts its host programs with differs. */
+  readonly name: 'bun' | 'deno';
   /** Serves HTTP: every request goes to `options.fetch`. */
   serve(options: ServeOptions): HttpServer;
   sqlite: SqliteDriver;
@@ -12,16 +14,15 @@ export interface Platform {
   startWorker(url: URL): ThreadWorker;
   /**
    * Starts `argv` in `cwd` with exactly `env`: no standard input, standard output and error piped,
-   * and one end of a socketpair on its fd 3 (this process's end is the file descriptor `stdio[3]`; see
-   * connectFd).
+   * and one end of a socketpair on its fd 3 (this process's end: connectChild).
    */
   spawn(argv: string[], options: { cwd: string; env: Record<string, string> }): ChildProcess;
   /** Runs `argv` to its end with an empty environment and no input or output: its exit code. Throws when it cannot start. */
   exitCodeOf(argv: string[]): number | null;
   /** The path of `command` on PATH, or null. */
   which(command: string): string | null;
-  /** A stream socket over an inherited file descriptor (a child's socketpair end). */
-  connectFd(fd: number, handlers: ChannelHandlers): Promise<ChannelSocket>;
+  /** The stream socket to a child that spawn() started: this end of the socketpair on its fd 3. */
+  connectChild(child: ChildProcess, handlers: ChannelHandlers): Promise<ChannelSocket>;
   /** SHA-256 of the UTF-8 of `text`, as lowercase hex. */
   sha256Hex(text: string): string;
   /** CRC-32 of the UTF-8 of `text`. */
@@ -114,8 +115,6 @@ export interface ThreadWorker {
 
 export interface ChildProcess {
   readonly pid: number;
-  /** Index 3: this end of the socketpair, a file descriptor (see Platform.spawn). */
-  readonly stdio: readonly (number | null)[];
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
   /** Settles with the exit code once the process has ended. */
@@ -130,7 +129,7 @@ export interface ChannelSocket {
   write(data: string | Uint8Array): number;
 }
 
-interface ChannelHandlers {
+export interface ChannelHandlers {
   data(socket: ChannelSocket, chunk: Uint8Array): void;
   drain(socket: ChannelSocket): void;
   close(socket: ChannelSocket): void;
