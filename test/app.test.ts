@@ -104,7 +104,8 @@ describe('OpenAPI', () => {
     expect(doc.body.info.version).toBe('1.3.0');
     expect(doc.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     const patch = doc.body.paths['/api/v1/agents/{agentId}'].patch;
-    expect(patch.requestBody.content['application/json'].schema.properties.config).toBeDefined();
+    expect(patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AgentUpdateBody' });
+    expect(doc.body.components.schemas.AgentUpdateBody.properties.config).toEqual({ $ref: '#/components/schemas/AgentConfig' });
     expect(patch.security).toEqual([{ bearer: [] }]);
     await SwaggerParser.validate(structuredClone(doc.body) as unknown as Parameters<typeof SwaggerParser.validate>[0]);
     // JSON Schema 2020-12: one `$id` names one schema in a document (a sub-schema inlined in several

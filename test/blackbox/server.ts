@@ -1,6 +1,6 @@
 // Black-box harness: the whole server (`src/main.ts`, as `npm start` runs it) in a child process,
 // spoken to only over HTTP. Not a test file: the *.test.ts files of this folder use it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,11 +42,22 @@ const read = async (response: Response): Promise<Reply> => {
   return { status: response.status, headers: response.headers, body, text };
 };
 
+/**
+ * The server as `npm start` runs it, or with BLACKBOX_SERVER=deno as `npm run start:deno` does
+ * (`npm run test:deno` runs this folder's suites so: the portable tests, under Deno).
+ */
+function serverCommand(root: string): string[] {
+  if (process.env.BLACKBOX_SERVER !== 'deno') return [process.execPath, '--max-http-header-size=131072', 'src/main.ts'];
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  return ['sh', '-c', scripts['start:deno']!];
+}
+
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const data = mkdtempSync(join(tmpdir(), 'blackbox-data-'));
-  const child = Bun.spawn([process.execPath, '--max-http-header-size=131072', 'src/main.ts'], {
-    cwd: join(import.meta.dir, '..', '..'),
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PORT: '0', RUNTIME_PORT: '0', DATA_DIR: data, DATABASE_URL: `sqlite:${join(data, 'p.db')}`, PLATFORM_ADMIN_API_KEY: ADMIN, COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'info', ...env },
+  const root = join(import.meta.dir, '..', '..');
+  const child = Bun.spawn(serverCommand(root), {
+    cwd: root,
+    env: { PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, ...(process.env.HOME ? { HOME: process.env.HOME } : {}), PORT: '0', RUNTIME_PORT: '0', DATA_DIR: data, DATABASE_URL: `sqlite:${join(data, 'p.db')}`, PLATFORM_ADMIN_API_KEY: ADMIN, COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'info', ...env },
     stdout: 'ignore',
     stderr: 'pipe',
   });
@@ -152,6 +163,17 @@ export function rawRequest(origin: string, bytes: string | Uint8Array, ms = 5000
 }
 
 /** The status code of a raw HTTP response, or 0 for none. */
+/**
+ * The server runs under Deno (BLACKBOX_SERVER=deno). Deno's HTTP server has limits of its own that
+ * Bun's flag raises: it refuses a request target over 65,535 characters, raw non-ASCII bytes in
+ * a target, and a request head over about 64 KiB, before the platform sees the request (400, or
+ * the connection closed: status 0 here). README "Deno" says so.
+ */
+export const ON_DENO = process.env.BLACKBOX_SERVER === 'deno';
+
+/** What Deno's own server answers a request it refuses before the platform: 400, or a closed connection. */
+export const refusedByDeno = (raw: string) => [0, 400, 431].includes(statusOf(raw));
+
 export const statusOf = (raw: string): number => Number(/^HTTP\/1\.[01] (\d{3})/.exec(raw)?.[1] ?? 0);
 
 /** Asserts the shape every refusal has: problem+json with the oid header echoed in the body. */

@@ -18,16 +18,25 @@ export const RUNTIME_TARGET_LIMIT = 16 * 1024;
 export const CONTROL_PLANE_TARGET_LIMIT = 120 * 1024;
 
 /**
- * Whether the request target of `url` (a request's URL as Bun made it: `http://host`, then the
- * target as sent, a fragment included, bytes outside ASCII percent-encoded) is over `limit`
- * characters. One comparison unless the whole URL is longer; a long Host header alone never counts.
+ * Whether the request target of `url` (a request's URL: `http://host`, then the target as sent, a
+ * fragment included) is over `limit` characters, bytes outside ASCII counted percent-encoded (Bun
+ * encodes them in the URL; Deno leaves them as characters, each up to 9 encoded). One comparison
+ * unless the URL is over a ninth of the limit; a long Host header alone never counts.
  */
 export function targetTooLong(url: string, limit: number): boolean {
-  if (url.length <= limit) return false;
+  if (url.length * 9 <= limit) return false;
   const scheme = url.indexOf('://');
   const start = url.indexOf('/', scheme === -1 ? 0 : scheme + 3);
-  return start !== -1 && url.length - start > limit;
+  if (start === -1) return false;
+  if (url.length - start > limit) return true;
+  if (url.length <= limit && !NON_ASCII.test(url)) return false;
+  let length = 0;
+  for (const byte of ENCODER.encode(url.slice(start))) length += byte < 0x80 ? 1 : 3;
+  return length > limit;
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const ENCODER = new TextEncoder();
 
 export const uriTooLong = (limit: number) =>
   new ProblemError(414, 'URI_TOO_LONG', `The request target (path and query) is over ${limit} characters`);
