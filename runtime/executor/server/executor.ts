@@ -78,7 +78,7 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
     status(): ExecutorStatus {
       const hellos = [...pool.hellos.values()];
       if (hellos.length > 0) lastLayers = options.layers(hellos);
-      return { isolation: options.isolation, layers: { ...lastLayers }, hostsReady: dispatcher.readyHosts, hostsTotal: pool.total, hostsSpare: options.limits.bindTenants ? pool.spares : 0 };
+      return { isolation: options.isolation, layers: { ...lastLayers }, hostsReady: dispatcher.readyHosts, hostsTotal: pool.total, hostsSpare: options.limits.bindTenants ? pool.spares : 0, hostsBusy: dispatcher.busyHosts, hostsReplaced: pool.replaced, workers: dispatcher.workers };
     },
     async close(): Promise<void> {
       if (closed) return;
