@@ -123,10 +123,11 @@ async function startPlatform(isolation: 'process' | 'worker', databaseUrl?: stri
     DATA_DIR: dataDir,
     PLATFORM_ADMIN_API_KEY: ADMIN_KEY,
     COMPONENT_ISOLATION: isolation,
-    LOG_LEVEL: 'warn',
+    // As users run it: an access line per request (DESIGN §12), written to a file as a supervisor would.
+    LOG_LEVEL: 'info',
     REDIS_URL: '',
   };
-  const server = await startServer([join(import.meta.dir, 'lib/platform-server.ts')], env);
+  const server = await startServer([join(import.meta.dir, 'lib/platform-server.ts')], env, undefined, join(dataDir, 'platform.log'));
   const control = `http://127.0.0.1:${server.ready.control}`;
   const api = controlPlane(control, ADMIN_KEY);
   const user = await api('POST', '/api/v1/users', { name: 'bench', email: 'bench@example.com', roles: ['ENDPOINT_INVOKE'], platformAccess: true });

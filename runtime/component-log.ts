@@ -12,7 +12,8 @@ export class ComponentLog {
 
   constructor(private readonly log: Logger) {}
 
-  write(endpointId: string, executionId: string, lines: readonly string[]): void {
+  /** The lines of one invocation: `h` names its request (oid) and execution. */
+  write(endpointId: string, h: { oid: string; executionId: string }, lines: readonly string[]): void {
     const now = Date.now();
     if (now - this.windowStart >= 1000) {
       if (this.dropped > 0) this.log.warn(`component log: ${this.dropped} lines dropped (over ${LINES_PER_SECOND} per second)`);
@@ -25,7 +26,7 @@ export class ComponentLog {
         this.dropped++;
         continue;
       }
-      this.log.info('component log', { endpointId, executionId, line });
+      this.log.info('component log', { oid: h.oid, endpointId, executionId: h.executionId, line });
     }
   }
 }

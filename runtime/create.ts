@@ -12,6 +12,9 @@ import { createRecorder, type InvocationRecorder } from './recorder/index.ts';
 import { PlatformCaller } from './platform-call.ts';
 import { Invoker, type RequestTimeouts } from './invoke.ts';
 import { runtimeFetch, type RuntimeReadiness } from './server.ts';
+import { metricsResponder, OriginMetrics } from '../src/core/metrics/index.ts';
+import { RequestObserver } from './observe.ts';
+import { runtimeGauges } from './metrics.ts';
 
 export interface RuntimeOptions {
   config: Config;
@@ -31,6 +34,8 @@ export interface Runtime {
   index: IndexHolder;
   recorder: InvocationRecorder;
   readiness: () => Promise<RuntimeReadiness>;
+  /** This origin's metrics (GET /metrics); the composition root adds the executor's where it runs components. */
+  metrics: OriginMetrics;
   close(): Promise<void>;
 }
 
@@ -57,7 +62,11 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const retentionDays = o.config.AUDIT_RETENTION_DAYS;
   const recorder = await createRecorder(o.db, o.log, o.config.DATA_DIR, retentionDays === undefined ? undefined : retentionDays * 86_400_000);
   const platform = new PlatformCaller({ jwt: o.jwt, baseUrl: o.config.BASE_URL, handle: o.embedded?.controlPlane });
-  const invoker = new Invoker({ index, credentials: o.credentials, executor: o.executor, recorder, platform, log: o.log });
+  const metrics = new OriginMetrics();
+  runtimeGauges(metrics, { db: o.db, index, ...(redis ? { redis: redis.client } : {}) });
+  // Access lines say which origin answered (both share one log under npm start).
+  const observer = new RequestObserver(metrics, o.log.child({ origin: 'runtime' }));
+  const invoker = new Invoker({ index, credentials: o.credentials, executor: o.executor, recorder, platform, log: o.log, observer });
 
   const readiness = async (): Promise<RuntimeReadiness> => {
     const database = await o.db.ping();
@@ -79,8 +88,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   };
 
   return {
-    fetch: runtimeFetch(invoker, readiness),
+    fetch: runtimeFetch({ invoker, readiness, metrics: metricsResponder(metrics, o.config.METRICS_TOKEN), observer }),
     index,
+    metrics,
     recorder,
     readiness,
     async close() {

@@ -15,6 +15,7 @@ import type { InvocationRecorder } from './recorder/index.ts';
 import type { PlatformCaller } from './platform-call.ts';
 import { ComponentLog } from './component-log.ts';
 import { queryToObject, type QueryObject } from './guard/index.ts';
+import type { RequestObserver } from './observe.ts';
 
 export interface InvokerDeps {
   index: IndexHolder;
@@ -23,6 +24,8 @@ export interface InvokerDeps {
   recorder: InvocationRecorder;
   platform: PlatformCaller;
   log: Logger;
+  /** Access lines and request metrics. */
+  observer: RequestObserver;
 }
 
 const INVOKE_ROLES = ['ENDPOINT_INVOKE'] as const;
@@ -92,8 +95,7 @@ export class Invoker {
    * Answers one request. Synchronous (no promise at all) up to the first real wait: a cached
    * credential, a static response or a guard failure returns the Response itself.
    */
-  handle(request: Request, oid = operationId(request.headers.get('x-svc-oid')), server?: RequestTimeouts, url = request.url): Response | Promise<Response> {
-    const started = performance.now();
+  handle(request: Request, oid = operationId(request.headers.get('x-svc-oid')), server?: RequestTimeouts, url = request.url, started = performance.now()): Response | Promise<Response> {
     let token: string | undefined;
     let caller: Principal | undefined;
     try {
@@ -101,7 +103,7 @@ export class Invoker {
       caller = this.d.credentials.cachedApiKey(token);
       if (caller) mayInvoke(caller);
     } catch (error) {
-      return this.problem(error, oid);
+      return this.unmatched(request, this.problem(error, oid), started, oid);
     }
     return caller ? this.matched(request, url, oid, caller, started, server) : this.authenticated(request, url, oid, token, started, server);
   }
@@ -113,7 +115,7 @@ export class Invoker {
       caller = await this.d.credentials.authenticate(token);
       mayInvoke(caller);
     } catch (error) {
-      return this.problem(error, oid);
+      return this.unmatched(request, this.problem(error, oid), started, oid);
     }
     return this.matched(request, url, oid, caller, started, server);
   }
@@ -125,7 +127,7 @@ export class Invoker {
     // HEAD is answered as GET without the body (Bun sends the head only); the component sees HEAD.
     const match = index?.router.match(request.method === 'HEAD' ? 'GET' : request.method, pathname) ?? null;
     if (!index || !match) {
-      return problemResponse(new ProblemError(404, 'NOT_FOUND', `No active Endpoint matches ${request.method} ${pathname}`), oid);
+      return this.unmatched(request, problemResponse(new ProblemError(404, 'NOT_FOUND', `No active Endpoint matches ${request.method} ${pathname}`), oid), started, oid);
     }
     const endpoint = match.value;
     if (server && !endpoint.prepared) server.timeout(request, idleSecondsFor(endpoint.definition.timeoutMs));
@@ -149,19 +151,28 @@ export class Invoker {
       const gone = new ProblemError(499, 'CLIENT_CLOSED_REQUEST', 'The client closed the connection before its request was read');
       return { response: problemResponse(gone, c.h.oid, { 'x-execution-id': c.h.executionId }), executionAccountId: null };
     }
-    return { response: this.problem(error, c.h.oid, c.h.executionId), executionAccountId: null };
+    return { response: this.problem(error, c.h.oid, { executionId: c.h.executionId, endpointId: c.endpoint.id }), executionAccountId: null };
+  }
+
+  /** A request answered before an Endpoint matched it (refused credential or role, no route). */
+  private unmatched(request: Request, response: Response, started: number, oid: string): Response {
+    this.d.observer.answered(request.method, undefined, response.status, started, oid);
+    return response;
   }
 
   private recorded(c: Call, result: RunResult, started: number): Response {
     const { endpoint, h } = c;
+    const status = result.response.status;
+    const durationMs = performance.now() - started;
+    this.d.observer.invoked(c.request.method, endpoint.definition.path, status, durationMs, h.oid, endpoint.id, h.executionId);
     this.d.recorder.record({
       at: Date.now(),
       endpointId: endpoint.id,
       workspaceId: endpoint.definition.workspaceId,
       initiatorId: c.caller.id,
       executionAccountId: result.executionAccountId,
-      status: result.response.status,
-      durationMs: performance.now() - started,
+      status,
+      durationMs,
       oid: h.oid,
       executionId: h.executionId,
     });
@@ -215,7 +226,7 @@ export class Invoker {
       timeoutMs: d.timeoutMs,
       platform: (call) => this.d.platform.call({ executorId: identity.executorId, initiatorId: c.caller.id, executionId: h.executionId }, h.oid, call),
     });
-    if (outcome.kind !== 'failed' && outcome.logs.length > 0) this.componentLog.write(endpoint.id, h.executionId, outcome.logs);
+    if (outcome.kind !== 'failed' && outcome.logs.length > 0) this.componentLog.write(endpoint.id, h, outcome.logs);
     const result = outcomeResponse(endpoint, outcome, h);
     const response = result instanceof ProblemError ? problemResponse(result, h.oid, { 'x-execution-id': h.executionId }) : result;
     return { response, executionAccountId: identity.executorId };
@@ -253,14 +264,16 @@ export class Invoker {
     };
   }
 
-  private problem(error: unknown, oid: string, executionId?: string): Response {
-    if (error instanceof ProblemError) return problemResponse(error, oid, executionId ? { 'x-execution-id': executionId } : undefined);
+  /** The problem response of `error`; `invocation` when an Endpoint had matched (its lines name it). */
+  private problem(error: unknown, oid: string, invocation?: { executionId: string; endpointId: string }): Response {
+    const headers = invocation ? { 'x-execution-id': invocation.executionId } : undefined;
+    if (error instanceof ProblemError) return problemResponse(error, oid, headers);
     if (isDatabaseUnavailable(error)) {
-      this.d.log.warn('database unavailable', { error: String(error) });
-      return problemResponse(databaseUnavailable(), oid, executionId ? { 'x-execution-id': executionId } : undefined);
+      this.d.log.warn('database unavailable', { error: String(error), oid, ...invocation });
+      return problemResponse(databaseUnavailable(), oid, headers);
     }
-    this.d.log.error('runtime request failed', error);
-    return problemResponse(new ProblemError(500, 'INTERNAL', 'An internal error occurred'), oid, executionId ? { 'x-execution-id': executionId } : undefined);
+    this.d.log.child({ oid, ...invocation }).error('runtime request failed', error);
+    return problemResponse(new ProblemError(500, 'INTERNAL', 'An internal error occurred'), oid, headers);
   }
 }
 

@@ -4,7 +4,7 @@ import { swagger } from '@elysiajs/swagger';
 import { httpConventions, type HttpLogger } from './http/index.ts';
 import { allowedMethodsOf, type AllowedMethods } from './http/index.ts';
 import { documentComponents } from './http/index.ts';
-import { docsPage, withNamedSchemas } from './http/index.ts';
+import { docsPage, oidOf, withNamedSchemas } from './http/index.ts';
 import type { CredentialResolver } from './core/identity/index.ts';
 import { accountResponseSchemas, accountRoutes } from './accounts/index.ts';
 import { agentResponseSchemas, agentRoutes } from './agents/index.ts';
@@ -60,6 +60,8 @@ export interface ControlPlaneDeps {
   audit: AuditLister;
   secrets: SecretService;
   readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
+  /** GET /metrics (its token checked there). */
+  metrics: (request: Request, oid: string) => Promise<Response>;
   log: HttpLogger;
 }
 
@@ -69,7 +71,8 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
   const generated = swagger({
     path: DOCS_PATH,
     specPath: SPEC_PATH,
-    exclude: ['/healthz', '/readyz', /^\/api\/v1\/docs/],
+    // Operations routes are not the API: like the runtime's, they are described in the README.
+    exclude: ['/healthz', '/readyz', '/metrics', /^\/api\/v1\/docs/],
     documentation: {
       // 3.1: the TypeBox schemas are JSON Schema 2020-12 (`const`), which 3.0 cannot carry. Schemas are
       // named by `title`, not `$id`: a sub-schema inlined in several bodies would repeat its `$id`,
@@ -107,6 +110,7 @@ export function createControlPlaneApp(deps: ControlPlaneDeps) {
       set.status = ready ? 200 : 503;
       return { status: ready ? 'ready' : 'not_ready', checks };
     })
+    .get('/metrics', ({ request }) => deps.metrics(request, oidOf(request)))
     .group('/api/v1', (api) =>
       api
         .use(accountRoutes(conventions, { accounts: deps.accounts, jwt: deps.jwt, lister: deps.accountLister, credentials: deps.credentials }))

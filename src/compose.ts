@@ -13,7 +13,7 @@ import { jwtSecret } from './bootstrap.ts';
 import { createPlatform } from './platform.ts';
 import { serveControlPlane } from './serve.ts';
 import { scaleOutWarnings } from './scale-out.ts';
-import { createExecutor, executorOptions, missingLayers, LAYER_FIXES, type Executor } from '../runtime/executor/index.ts';
+import { createExecutor, executorMetrics, executorOptions, missingLayers, LAYER_FIXES, type Executor } from '../runtime/executor/index.ts';
 import { createRuntime } from '../runtime/index.ts';
 import { serveRuntime } from '../runtime/index.ts';
 
@@ -33,9 +33,12 @@ export interface Started {
 export async function start(role: Role, env: Record<string, string | undefined> = process.env): Promise<Started> {
   /** Undone if the start fails after it (hosts stopped, their private copy of Bun removed). */
   let startedExecutor: Executor | undefined;
+  /** Set once the configuration names the level and format: a failure after it is logged there. */
+  let startLog: Logger | undefined;
   try {
     const declared = loadConfig(env);
-    const log = createLogger(declared.LOG_LEVEL, role === 'all' ? 'platform' : role);
+    const log = createLogger(declared.LOG_LEVEL, role === 'all' ? 'platform' : role, { format: declared.LOG_FORMAT });
+    startLog = log;
     installProcessGuards(log);
     // Bound first: with port 0 the derived origins name the ports really bound.
     const control = role === 'runtime' ? undefined : listen(declared.PORT);
@@ -61,7 +64,7 @@ export async function start(role: Role, env: Record<string, string | undefined> 
     else await serveRuntimeAlone(config, log, executor, edge!);
     return { ...(control ? { control: control.port } : {}), ...(edge ? { runtime: edge.port } : {}) };
   } catch (error) {
-    return failStart(error, startedExecutor && (() => startedExecutor!.close()));
+    return failStart(error, startedExecutor && (() => startedExecutor!.close()), startLog);
   }
 }
 
@@ -74,8 +77,10 @@ async function serveBoth(config: Config, log: Logger, executor: Executor, contro
     jwt: platform.jwt,
     executor,
     log,
-    embedded: { publisher: platform.publisher, controlPlane: (request) => platform.app.handle(request) },
+    embedded: { publisher: platform.publisher, controlPlane: (request) => platform.handle(request) },
   });
+  // The executor runs the runtime's components (it only checks deployments for the control plane).
+  executorMetrics(runtime.metrics, executor);
   // One shutdown for both: drain the runtime (and its executor) before the shared database closes.
   // The control plane's signal handlers first: they drain the runtime too, and must be in place
   // before either origin says it is listening. Both origins are served in the same turn.
@@ -86,6 +91,7 @@ async function serveBoth(config: Config, log: Logger, executor: Executor, contro
 
 async function serveControlPlaneAlone(config: Config, log: Logger, executor: Executor, control: Listener): Promise<void> {
   const platform = await createPlatform(config, log, { executor });
+  executorMetrics(platform.metrics, executor);
   await serveControlPlane(control, platform, log, () => executor.close());
 }
 
@@ -95,6 +101,7 @@ async function serveRuntimeAlone(config: Config, log: Logger, executor: Executor
   const jwt = await createJwtService({ secret: jwtSecret(config), publicKeyPem: config.JWT_PUBLIC_KEY, jwksUrl: config.JWT_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const credentials = new CredentialResolver(new PrincipalStore(db), jwt);
   const runtime = await createRuntime({ config, db, credentials, jwt, executor, log });
+  executorMetrics(runtime.metrics, executor);
   serveRuntime(edge, runtime, config, log, {
     handleSignals: true,
     closeRest: async () => {

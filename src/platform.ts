@@ -1,6 +1,7 @@
 // The composition root: builds every part once from configuration and wires them together.
 import { type Config, type Logger, createRedis, redisAnswers, indexKeys } from './core/index.ts';
 import { openDatabase, type Database, type Orm } from './core/db/index.ts';
+import type { Redis } from 'ioredis';
 import type { PostgresOptions } from './core/db/postgres/index.ts';
 import { PrincipalStore, loadPrincipal } from './core/identity/index.ts';
 import { WorkspaceStore } from './core/identity/index.ts';
@@ -30,7 +31,9 @@ import { CompositePublisher, InProcessChannel, RedisIndexPublisher, type IndexPu
 import { ComponentService, DeploymentService, SourceChecker } from './components/index.ts';
 import { RunStore } from './runs/index.ts';
 import { RunService } from './runs/index.ts';
-import { RunEngine } from './runs/engine/index.ts';
+import { RunEngine, engineObserver, runGauges } from './runs/engine/index.ts';
+import { metricsResponder, OriginMetrics } from './core/metrics/index.ts';
+import { observeRequests } from './http/index.ts';
 import { RegistryToolHost } from './runs/tools/index.ts';
 import { openAIModel } from './runs/models/index.ts';
 import { RunEventStreams } from './runs/index.ts';
@@ -45,6 +48,10 @@ export interface Platform {
   config: Config;
   db: Database;
   app: ControlPlaneApp;
+  /** The application's handle, counted and logged (GET /metrics, access lines): what servers and api.platform call. */
+  handle: (request: Request) => Promise<Response>;
+  /** This origin's metrics; the composition root adds the executor's when this process runs no runtime. */
+  metrics: OriginMetrics;
   jwt: JwtService;
   principals: PrincipalStore;
   credentials: CredentialResolver;
@@ -138,6 +145,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
 
   const secrets = new SecretService({ db, store: new SecretStore(db), cipher: secretCipher, workspaces });
   const mcp = new McpClients({ reveal: (workspaceId, secretId) => secrets.reveal(workspaceId, secretId), allowHttpLoopback: config.MCP_ALLOW_HTTP_LOOPBACK === 'true', log });
+  const metrics = new OriginMetrics();
+  controlPlaneGauges(metrics, db, redis);
   const runStore = new RunStore(db);
   const openai = openAIModel({ baseURL: config.MODEL_BASE_URL, apiKey: config.MODEL_API_KEY });
   const engine = new RunEngine({
@@ -148,6 +157,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     enabledModels: config.ENABLED_MODELS,
     tools: (ledger) => new RegistryToolHost({ db, ledger, executor: options.executor, mcp, log }),
     models: (name) => (name !== 'scripted' && config.ENABLED_MODELS.includes(name) ? openai : undefined),
+    observer: engineObserver(metrics),
   });
   const streams = new RunEventStreams(db, runStore);
   const app = createControlPlaneApp({
@@ -189,6 +199,7 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
         },
       };
     },
+    metrics: metricsResponder(metrics, config.METRICS_TOKEN),
     log,
   });
 
@@ -197,6 +208,8 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
     config,
     db,
     app,
+    handle: observeRequests((request) => app.handle(request), metrics, log.child({ origin: 'control-plane' })),
+    metrics,
     streams,
     jwt,
     principals,
@@ -219,4 +232,11 @@ export async function createPlatform(config: Config, log: Logger, options: Platf
       await db.close();
     },
   };
+}
+
+/** The control plane's gauges, read at scrape time: the database and Redis answering, and its runs. */
+function controlPlaneGauges(metrics: OriginMetrics, db: Database, redis: Redis | null): void {
+  metrics.gauge('database_up', 'Whether the database answered a ping during this scrape (1) or not (0)', [], async () => [[{}, (await db.ping()) ? 1 : 0]]);
+  if (redis) metrics.gauge('redis_up', 'Whether Redis answered a PING during this scrape (1) or not (0)', [], async () => [[{}, (await redisAnswers(redis, REDIS_READY_PING_MS)) ? 1 : 0]]);
+  runGauges(metrics, db);
 }

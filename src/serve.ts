@@ -31,7 +31,7 @@ export async function serveControlPlane(listener: Listener, platform: Platform, 
     // A live event stream may carry nothing but its 15 s heartbeat: the server's idle timeout
     // (Bun's default, 10 s) must not cut it.
     if (request.url.includes('/events/stream')) server.timeout(request, 0);
-    return platform.app.handle(routable(request));
+    return platform.handle(routable(request));
   });
   if (platform.boot.generatedAdminKey) {
     process.stdout.write(`\nBootstrap INSTANCE_ADMIN API key (shown once, store it now):\n  ${platform.boot.generatedAdminKey}\n\n`);

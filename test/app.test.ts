@@ -31,7 +31,7 @@ test('/readyz is 503 while no executor host is up (process isolation), as on the
   const executor = {
     execute: async () => ({ kind: 'failed' as const, status: 502 as const, code: 'EXECUTOR_CRASHED' as const, message: 'no host' }),
     verify: async () => ({ ok: false as const, error: 'no host' }),
-    status: () => ({ isolation: 'process' as const, layers: { emptyEnv: true, unprivilegedUser: true, pidNamespace: true, networkNamespace: true, addressSpaceLimit: true, noNewPrivileges: true, syscallFilter: true, ipcNamespace: true, privateTmp: true }, workers: { runtime: 'bun' as const, permissions: 'unrestricted' as const }, hostsReady, hostsTotal: 2, hostsSpare: hostsReady }),
+    status: () => ({ isolation: 'process' as const, layers: { emptyEnv: true, unprivilegedUser: true, pidNamespace: true, networkNamespace: true, addressSpaceLimit: true, noNewPrivileges: true, syscallFilter: true, ipcNamespace: true, privateTmp: true }, workers: { runtime: 'bun' as const, permissions: 'unrestricted' as const }, hostsReady, hostsTotal: 2, hostsSpare: hostsReady, hostsBusy: 0, hostsReplaced: 0, workersRunning: 0 }),
     close: async () => {},
   };
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', DATA_DIR: tempDir('readyz'), PORT: '0', RUNTIME_PORT: '0' });

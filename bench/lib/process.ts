@@ -9,12 +9,13 @@ export interface ChildServer {
 }
 
 /**
- * Spawns `bun <args>` and waits for a line `READY <json>` on its stdout. stop() sends SIGTERM,
+ * Spawns `bun <args>` and waits for a line `READY <json>` on its stdout (its stderr to `stderrFile`,
+ * else this process's). stop() sends SIGTERM,
  * waits up to `graceMs`, then SIGKILLs. The child's stdin is a pipe the child may watch: it
  * closes when this process dies, however it dies.
  */
-export async function startServer(args: string[], env: Record<string, string | undefined> = process.env, graceMs = 10_000): Promise<ChildServer> {
-  const child = Bun.spawn([process.execPath, ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit', env });
+export async function startServer(args: string[], env: Record<string, string | undefined> = process.env, graceMs = 10_000, stderrFile?: string): Promise<ChildServer> {
+  const child = Bun.spawn([process.execPath, ...args], { stdin: 'pipe', stdout: 'pipe', stderr: stderrFile ? Bun.file(stderrFile) : 'inherit', env });
   const reader = child.stdout.getReader();
   const decoder = new TextDecoder();
   let text = '';

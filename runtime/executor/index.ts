@@ -24,6 +24,7 @@ export type {
 export { RESULT_LIMIT_BYTES } from './contract/index.ts';
 export { executorOptions } from './options.ts';
 export { missingLayers, LAYER_FIXES } from './layers-missing.ts';
+export { executorMetrics } from './metrics.ts';
 
 /** Starts the executor with its hosts warm; rejects if no host can be started at all. */
 export async function createExecutor(options: ExecutorOptions): Promise<Executor> {

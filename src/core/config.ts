@@ -38,6 +38,9 @@ const EnvSchema = Type.Object({
   MCP_ALLOW_HTTP_LOOPBACK: Type.Union([Type.Literal('true'), Type.Literal('false')]),
   DATA_DIR: Type.String({ minLength: 1 }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')]),
+  LOG_FORMAT: Type.Union([Type.Literal('json'), Type.Literal('pretty')]),
+  /** When set, GET /metrics on both origins needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: Type.Optional(Type.String({ pattern: '^\\S{16,1024}$' })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -76,6 +79,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     MCP_ALLOW_HTTP_LOOPBACK: 'false',
     DATA_DIR: 'data',
     LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
   };
   for (const key of Object.keys(EnvSchema.properties)) {
     const value = source[key];

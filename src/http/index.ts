@@ -6,3 +6,5 @@ export { DateTime, documentComponents, EVENT_STREAM, Id, Nullable, operation, pr
 export { bearerTokenOf, httpConventions, type HttpLogger } from './plugin.ts';
 export { docsPage } from './docs-page.ts';
 export { withNamedSchemas } from './named-schemas.ts';
+export { observeRequests } from './observe.ts';
+export { oidOf } from './request-notes.ts';

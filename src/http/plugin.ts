@@ -6,7 +6,6 @@ import { bearer } from '@elysiajs/bearer';
 import { isUuid } from '../core/lib/index.ts';
 import { type CredentialResolver, hasAnyRole, type Principal, type Role } from '../core/identity/index.ts';
 import {
-  operationId,
   NO_BODY,
   readJsonBody,
   ProblemError,
@@ -17,6 +16,7 @@ import {
   uriTooLong,
 } from '../core/http/index.ts';
 import type { AllowedMethods } from './allowed-methods.ts';
+import { noteRoute, oidOf } from './request-notes.ts';
 import { isDatabaseUnavailable } from '../core/db/index.ts';
 
 export interface AuthRequirement {
@@ -29,17 +29,6 @@ export interface AuthRequirement {
 export interface HttpLogger {
   error(message: string, error: unknown): void;
 }
-
-const oids = new WeakMap<Request, string>();
-
-const oidOf = (request: Request): string => {
-  let oid = oids.get(request);
-  if (!oid) {
-    oid = operationId(request.headers.get('x-svc-oid'));
-    oids.set(request, oid);
-  }
-  return oid;
-};
 
 const BEARER = /^bearer +(\S+) *$/i;
 
@@ -86,7 +75,8 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
     })
     // Ids are made lower-case; an upper-case spelling of one names the same resource (as Postgres'
     // uuid type has it, and SQLite's text comparison would not).
-    .onTransform({ as: 'global' }, ({ params }) => {
+    .onTransform({ as: 'global' }, ({ params, route, request }) => {
+      noteRoute(request, route);
       if (!params) return;
       const all = params as Record<string, unknown>;
       for (const key in all) {
@@ -100,7 +90,10 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
       const body = await readJsonBody(request);
       return body === NO_BODY ? undefined : body;
     })
-    .onError({ as: 'global' }, async ({ code, error, request }) => {
+    .onError({ as: 'global' }, async ({ code, error, request, route }) => {
+      // A request refused while its body was read (401 before the body, 400 malformed JSON) never
+      // reached onTransform: its route is noted here.
+      noteRoute(request, route);
       // The credential comes first under /api/ for paths no route serves too: without a valid
       // one the answer is 401, so the API's routes cannot be mapped anonymously.
       if (code === 'NOT_FOUND') {

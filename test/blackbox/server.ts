@@ -20,6 +20,8 @@ export interface Server {
   runtime: string;
   /** Everything the server wrote on stderr so far. */
   log: () => string;
+  /** Everything it wrote on stdout so far. */
+  output: () => string;
   alive: () => boolean;
   stop: () => void;
   /** A control-plane call (path under /api/v1), JSON body, bearer key (default: the admin). */
@@ -58,9 +60,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   const child = Bun.spawn(serverCommand(root), {
     cwd: root,
     env: { PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, ...(process.env.HOME ? { HOME: process.env.HOME } : {}), PORT: '0', RUNTIME_PORT: '0', DATA_DIR: data, DATABASE_URL: `sqlite:${join(data, 'p.db')}`, PLATFORM_ADMIN_API_KEY: ADMIN, COMPONENT_ISOLATION: 'worker', LOG_LEVEL: 'info', ...env },
-    stdout: 'ignore',
+    stdout: 'pipe',
     stderr: 'pipe',
   });
+  let out = '';
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stdout as ReadableStream<Uint8Array>) out += decoder.decode(chunk, { stream: true });
+  })().catch(() => {});
   let exited = false;
   void child.exited.then(() => (exited = true));
   const stop = () => {
@@ -77,7 +84,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     const { value, done } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });
-    for (const m of text.matchAll(/(control plane|endpoint runtime) listening on (\S+)/g)) origins.set(m[1]!, m[2]!);
+    for (const m of text.matchAll(/(control plane|endpoint runtime) listening on ([^\s"]+)"/g)) origins.set(m[1]!, m[2]!);
   }
   void (async () => {
     for (;;) {
@@ -114,6 +121,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     cp,
     runtime,
     log: () => text,
+    output: () => out,
     alive: () => !exited,
     stop,
     api,

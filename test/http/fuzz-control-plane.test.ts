@@ -72,6 +72,9 @@ const capturingLogger: Logger = {
   error(message, error) {
     serverErrors.push(`${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   },
+  child: () => capturingLogger,
+  within: (_, fn) => fn(),
+  outside: (fn) => fn(),
 };
 
 async function startPlatform() {

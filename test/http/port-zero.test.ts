@@ -32,7 +32,7 @@ async function startOnPortZero(role: string, expected: number, flags = ['--max-h
     const { value, done } = await reader.read();
     if (done) break;
     text += new TextDecoder().decode(value);
-    for (const m of text.matchAll(/(control plane|endpoint runtime) listening on (\S+) \{"(?:base|runtimeUrl)":"([^"]+)"\}/g)) logged.set(m[1]!, { origin: m[2]!, derived: m[3]! });
+    for (const m of text.matchAll(/"(?:base|runtimeUrl)":"([^"]+)","msg":"(control plane|endpoint runtime) listening on ([^\s"]+)"/g)) logged.set(m[2]!, { origin: m[3]!, derived: m[1]! });
   }
   reader.releaseLock();
   return { child, logged, text };

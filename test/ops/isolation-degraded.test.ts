@@ -46,14 +46,14 @@ test('COMPONENT_ISOLATION_DEGRADED=allow starts, and /readyz and the log say wha
   let log = '';
   const reader = child.stderr.getReader();
   const deadline = Date.now() + 30_000;
-  while (!/runtime listening on (\S+)/.test(log) || !/control plane listening on (\S+)/.test(log)) {
+  while (!/runtime listening on ([^\s"]+)"/.test(log) || !/control plane listening on ([^\s"]+)"/.test(log)) {
     if (Date.now() > deadline) throw new Error(log);
     const { value, done } = await reader.read();
     if (done) throw new Error(`exited: ${log}`);
     log += new TextDecoder().decode(value);
   }
-  expect(log).toMatch(/WARN.*degraded.*pidNamespace/);
-  for (const origin of [log.match(/control plane listening on (\S+)/)![1], log.match(/runtime listening on (\S+)/)![1]]) {
+  expect(log).toMatch(/"level":"warn".*degraded.*pidNamespace/);
+  for (const origin of [log.match(/control plane listening on ([^\s"]+)"/)![1], log.match(/runtime listening on ([^\s"]+)"/)![1]]) {
     const ready = (await (await fetch(`${origin}/readyz`)).json()) as { checks: { executor: { degraded: string[] } } };
     expect(ready.checks.executor.degraded).toContain('pidNamespace');
   }

@@ -24,6 +24,9 @@ const capturingLog: Logger = {
   info: (m, f) => void logged.push(`${m} ${JSON.stringify(f ?? {})}`),
   warn: (m, f) => void logged.push(`${m} ${JSON.stringify(f ?? {})}`),
   error: (m, e) => void logged.push(`${m} ${String(e)}`),
+  child: () => capturingLog,
+  within: (_, fn) => fn(),
+  outside: (fn) => fn(),
 };
 let mcp: McpClients;
 

@@ -11,6 +11,9 @@ const capture = (entries: Entry[]): Logger => ({
   info: (message, fields) => entries.push({ level: 'info', message, fields }),
   warn: (message, fields) => entries.push({ level: 'warn', message, fields }),
   error: (message) => entries.push({ level: 'error', message }),
+  child: () => capture(entries),
+  within: (_, fn) => fn(),
+  outside: (fn) => fn(),
 });
 
 describe('api.log over a real invocation', () => {
@@ -28,8 +31,8 @@ describe('api.log over a real invocation', () => {
     expect(r.status).toBe(200);
     const lines = entries.filter((x) => x.message === 'component log');
     expect(lines.map((x) => x.fields)).toEqual([
-      { endpointId: e.id, executionId: r.headers.get('x-execution-id'), line: `hello ${Bun.inspect({ n: 1 })}` },
-      { endpointId: e.id, executionId: r.headers.get('x-execution-id'), line: 'second' },
+      { oid: r.headers.get('x-svc-oid'), endpointId: e.id, executionId: r.headers.get('x-execution-id'), line: `hello ${Bun.inspect({ n: 1 })}` },
+      { oid: r.headers.get('x-svc-oid'), endpointId: e.id, executionId: r.headers.get('x-execution-id'), line: 'second' },
     ]);
   });
 });
@@ -37,15 +40,15 @@ describe('api.log over a real invocation', () => {
 test('over 100 lines a second the rest are dropped and counted', () => {
   const entries: Entry[] = [];
   const log = new ComponentLog(capture(entries));
-  log.write('e', 'x1', Array.from({ length: 150 }, (_, i) => `line ${i}`));
+  log.write('e', { oid: 'o1', executionId: 'x1' }, Array.from({ length: 150 }, (_, i) => `line ${i}`));
   expect(entries.filter((x) => x.message === 'component log')).toHaveLength(100);
   const realNow = Date.now;
   Date.now = () => realNow() + 1500;
   try {
-    log.write('e', 'x2', ['later']);
+    log.write('e', { oid: 'o2', executionId: 'x2' }, ['later']);
   } finally {
     Date.now = realNow;
   }
   expect(entries.some((x) => x.level === 'warn' && x.message.includes('50 lines dropped'))).toBe(true);
-  expect(entries.at(-1)?.fields).toEqual({ endpointId: 'e', executionId: 'x2', line: 'later' });
+  expect(entries.at(-1)?.fields).toEqual({ oid: 'o2', endpointId: 'e', executionId: 'x2', line: 'later' });
 });

@@ -342,7 +342,7 @@ async function startServer(): Promise<{ api: string; runtime: string; stop: () =
     const { value, done } = await reader.read();
     if (done) break;
     text += new TextDecoder().decode(value);
-    for (const m of text.matchAll(/(control plane|endpoint runtime) listening on (\S+)/g)) origins.set(m[1]!, m[2]!);
+    for (const m of text.matchAll(/(control plane|endpoint runtime) listening on ([^\s"]+)"/g)) origins.set(m[1]!, m[2]!);
   }
   // Keep draining the log so the child never blocks on a full pipe.
   void (async () => {

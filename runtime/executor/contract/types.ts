@@ -140,6 +140,12 @@ export interface ExecutorStatus {
   hostsTotal: number;
   /** Hosts bound to no tenant yet, ready for a component whose tenant has no host. */
   hostsSpare: number;
+  /** Hosts taking work that have invocations or checks in flight now. */
+  hostsBusy: number;
+  /** Hosts that stopped without being asked to (crashed, killed past a deadline) since the start; each was replaced. */
+  hostsReplaced: number;
+  /** Component Workers running in the hosts (one per revision loaded on a host). */
+  workersRunning: number;
 }
 
 export interface Executor {

@@ -64,6 +64,20 @@ export class Dispatcher {
     return n;
   }
 
+  /** Hosts that take new work and have some in flight. */
+  get busyHosts(): number {
+    let n = 0;
+    for (const host of this.hosts) if (accepting(host) && host.inflight > 0) n++;
+    return n;
+  }
+
+  /** Component Workers the hosts run: one per revision loaded on a host. */
+  get workers(): number {
+    let n = 0;
+    for (const host of this.hosts) n += host.loaded.size;
+    return n;
+  }
+
   /** Resolves once every invocation accepted so far has been answered. */
   whenIdle(): Promise<void> {
     if (this.unanswered === 0) return Promise.resolve();

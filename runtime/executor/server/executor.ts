@@ -81,7 +81,17 @@ export async function assembleExecutor(options: AssembleOptions): Promise<Execut
       const hellos = [...pool.hellos.values()];
       if (hellos.length > 0) lastLayers = options.layers(hellos);
       if (hellos.length > 0) lastWorkers = workersOf(hellos);
-      return { isolation: options.isolation, layers: { ...lastLayers }, workers: { ...lastWorkers }, hostsReady: dispatcher.readyHosts, hostsTotal: pool.total, hostsSpare: options.limits.bindTenants ? pool.spares : 0 };
+      return {
+        isolation: options.isolation,
+        layers: { ...lastLayers },
+        workers: { ...lastWorkers },
+        hostsReady: dispatcher.readyHosts,
+        hostsTotal: pool.total,
+        hostsSpare: options.limits.bindTenants ? pool.spares : 0,
+        hostsBusy: dispatcher.busyHosts,
+        hostsReplaced: pool.replaced,
+        workersRunning: dispatcher.workers,
+      };
     },
     async close(): Promise<void> {
       if (closed) return;

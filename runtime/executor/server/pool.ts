@@ -30,6 +30,8 @@ export class HostPool {
   private starting = 0;
   private failures = 0;
   private lastError = '';
+  /** Hosts that stopped without being retired (a crash, a kill past a deadline), each replaced since. */
+  replaced = 0;
   private closed = false;
   private retry: Timer | undefined;
   readonly hellos = new Map<HostEntry, HostHello>();
@@ -159,7 +161,10 @@ export class HostPool {
     this.hellos.delete(entry);
     this.dispatcher.removeHost(entry, exit);
     if (this.closed) return;
-    if (!entry.retiring) this.log(`executor: ${entry.link.name} stopped (${exit.reason})`);
+    if (!entry.retiring) {
+      this.replaced++;
+      this.log(`executor: ${entry.link.name} stopped (${exit.reason})`);
+    }
     this.adjust();
   }
 

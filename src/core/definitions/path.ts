@@ -16,8 +16,8 @@ export function pathViolations(path: string, pointer = '/path'): Violation[] {
   if (!path.startsWith('/')) return fail('A path starts with /');
   if (path === '/') return [];
   // The runtime origin answers these itself, and never serves control-plane paths.
-  if (path === '/healthz' || path === '/readyz' || path === '/api/v1' || path.startsWith('/api/v1/')) {
-    return fail('This path is reserved by the platform (/healthz, /readyz, /api/v1/…)');
+  if (path === '/healthz' || path === '/readyz' || path === '/metrics' || path === '/api/v1' || path.startsWith('/api/v1/')) {
+    return fail('This path is reserved by the platform (/healthz, /readyz, /metrics, /api/v1/…)');
   }
   const segments = path.slice(1).split('/');
   const names = new Set<string>();

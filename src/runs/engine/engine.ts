@@ -16,6 +16,7 @@ import { noTools, type ToolHost } from './tool-host.ts';
 import { Signals, yieldToEventLoop } from './signals.ts';
 import { ModelError, type ModelProvider } from '../models/index.ts';
 import { scriptedModel } from '../models/index.ts';
+import { unobserved, type EngineObserver } from './metrics.ts';
 
 /** A scheduling pass at least this often (the only way to see other processes' new runs). */
 const SCAN_MS = 250;
@@ -34,6 +35,8 @@ export interface EngineOptions {
   tools?: (ledger: ToolCallLedger) => ToolHost;
   /** The provider of an enabled model other than `scripted`. */
   models?: (name: string) => ModelProvider | undefined;
+  /** Ticks and tool calls as they end (the process's metrics). */
+  observer?: EngineObserver;
 }
 
 export class RunEngine {
@@ -70,7 +73,10 @@ export class RunEngine {
       this.rescan = true;
       return;
     }
-    this.scanning = this.scan()
+    // Outside the request that may have woken it: the scheduler's lines, and the runs it starts,
+    // belong to no request.
+    this.scanning = this.options.log
+      .outside(() => this.scan())
       .catch((error: unknown) => this.options.log.error('run scheduling failed', { error: error instanceof Error ? error.message : JSON.stringify(error) }))
       .finally(() => {
         this.scanning = null;
@@ -119,7 +125,8 @@ export class RunEngine {
         store: this.store,
         approvals: this.approvals,
         signals: this.signals,
-        log: this.options.log,
+        log: this.options.log.child({ runId: run.id }),
+        observer: this.options.observer ?? unobserved,
         model: (agent) => this.modelOf(agent),
         tools: this.tools,
         wake: () => this.wake(),

@@ -13,6 +13,7 @@ import type { EngineRun, EngineStore, RunState } from './store.ts';
 import { sleep, yieldToEventLoop, type Signals } from './signals.ts';
 import type { Logger } from '../../core/index.ts';
 import type { ApprovalStore } from '../index.ts';
+import type { EngineObserver, TickOutcome } from './metrics.ts';
 
 /** How often a waiting run looks at the database for what other processes did. */
 const WAIT_POLL_MS = 250;
@@ -22,7 +23,9 @@ export interface ExecutionDeps {
   store: EngineStore;
   approvals: ApprovalStore;
   signals: Signals;
+  /** Lines of this run (they carry its runId). */
   log: Logger;
+  observer: EngineObserver;
   model(agent: AgentRecord): { name: string; provider: ModelProvider };
   tools: ToolHost;
   /** Wakes the scheduler (a run ended: its place is free). */
@@ -121,19 +124,37 @@ export class RunExecution {
     this.tick = new AbortController();
     const signal = this.tick.signal;
     await store.write(run.id, [{ type: 'tick.started', actor: 'system', tickIndex, data: { context: { sections: context.parts.map((p) => p.section), promptChars: context.promptChars, memory: context.memory } } }]);
+    const started = performance.now();
+    let outcome: TickOutcome = 'aborted';
+    try {
+      outcome = await this.play(run, agent, tickIndex, { modelName, model, context, conversation, state }, signal);
+    } finally {
+      // A tick that threw (the database went away mid-tick) counts as aborted: it runs again.
+      this.deps.observer.tickEnded(outcome, (performance.now() - started) / 1000);
+    }
+  }
 
+  /** Plays a started tick: the model's turn and its actions, then tick.completed (or the run's end). */
+  private async play(
+    run: EngineRun,
+    agent: AgentRecord,
+    tickIndex: number,
+    { modelName, model, context, conversation, state }: { modelName: string; model: ModelProvider; context: ReturnType<typeof assembleContext>; conversation: ConversationEntry[]; state: RunState },
+    signal: AbortSignal,
+  ): Promise<TickOutcome> {
+    const { store } = this.deps;
     let turn;
     try {
       const tools = await this.deps.tools.list(agent);
       const reasoningEffort = typeof agent.config.reasoningEffort === 'string' ? agent.config.reasoningEffort : undefined;
       turn = await model.turn({ run, tickIndex, model: modelName, ...(reasoningEffort ? { reasoningEffort } : {}), context, conversation, tools, signal });
     } catch (error) {
-      if (signal.aborted) return; // cancelled or stopping: the loop finds out which
+      if (signal.aborted) return 'aborted'; // cancelled or stopping: the loop finds out which
       const message = error instanceof ModelError ? error.message : 'The model failed';
       if (!(error instanceof ModelError)) this.deps.log.error('model failed', { runId: run.id, error: String(error) });
       await store.move(run.id, ['running', 'waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', tickIndex, data: { stopReason: 'model_error', error: message } }], { stopReason: 'model_error', error: message });
       this.ended(run);
-      return;
+      return 'failed';
     }
 
     const added: ConversationEntry[] = [];
@@ -142,16 +163,16 @@ export class RunExecution {
     let toolCalls = 0;
     const emit = (events: NewEvent[]) => store.write(run.id, events.map((e) => ({ ...e, tickIndex })));
     for (const action of turn.actions) {
-      if (signal.aborted) return;
+      if (signal.aborted) return 'aborted';
       const result = await this.act(run, agent, tickIndex, action, context, emit, signal);
-      if (signal.aborted) return;
+      if (signal.aborted) return 'aborted';
       added.push(...result.added);
       toolCalls += result.toolCalls;
       if (result.spawned) waitingChildren = tickIndex;
       if (action.kind === 'finish') outcome = { kind: 'finish', value: action.value };
       if (action.kind === 'fail') outcome = { kind: 'fail', message: action.message };
     }
-    if (signal.aborted) return;
+    if (signal.aborted) return 'aborted';
     const next: RunState = { ...state, conversation: [...conversation, ...added], ...(waitingChildren !== undefined ? { waitingChildren, reported: [] } : {}) };
     const tickEnd: NewEvent[] = [
       { type: 'usage.reported', actor: 'system', tickIndex, data: turn.usage },
@@ -166,13 +187,17 @@ export class RunExecution {
     };
     // A tick that ends the run ends it in the same transaction as tick.completed: a process that
     // stops in between must not leave a run whose next tick finds nothing left to play.
-    if (outcome?.kind === 'finish') return this.finish(run, agent, outcome.value, tickEnd, counted);
+    if (outcome?.kind === 'finish') {
+      await this.finish(run, agent, outcome.value, tickEnd, counted);
+      return 'completed';
+    }
     if (outcome?.kind === 'fail') {
       await store.move(run.id, ['running', 'waiting_approval'], 'failed', [...tickEnd, { type: 'run.failed', actor: 'system', data: { stopReason: 'model_error', error: outcome.message } }], { ...counted, stopReason: 'model_error', error: outcome.message });
       this.ended(run);
-      return;
+      return 'completed';
     }
     await store.write(run.id, tickEnd, counted);
+    return 'completed';
   }
 
   private async act(
@@ -205,7 +230,9 @@ export class RunExecution {
         for (const [callIndex, call] of calls.entries()) {
           if (signal.aborted) break;
           const approve = (ask: Parameters<ToolCallRequest['approve']>[0]) => this.gate.approveToolCall(run, tickIndex, ask);
+          const started = performance.now();
           const outcome = await this.deps.tools.call({ run, agent, tickIndex, callIndex, call, signal, emit, approve });
+          this.deps.observer.toolCallEnded(outcome.ok ? 'ok' : 'failed', (performance.now() - started) / 1000);
           added.push({ role: 'tool', text: outcome.text, toolCallId: call.id, name: call.name });
         }
         return { added, toolCalls: calls.length };

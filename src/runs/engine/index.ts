@@ -2,3 +2,4 @@
 export { RunEngine } from './engine.ts';
 export { type ToolCallRequest, type ToolHost } from './tool-host.ts';
 export { type ToolCallLedger, type ToolCallRow } from './ledger.ts';
+export { engineObserver, runGauges } from './metrics.ts';
