@@ -93,8 +93,8 @@ async function startDeno(env: Record<string, string>): Promise<DenoServer> {
       await stop();
       throw new Error(`the server did not listen within 60 s:\n${output}`);
     }
-    cp = /control plane listening on (http:\/\/[^\s]+)/.exec(output)?.[1];
-    runtime = /endpoint runtime listening on (http:\/\/[^\s]+)/.exec(output)?.[1];
+    cp = /control plane listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
+    runtime = /endpoint runtime listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
     await Bun.sleep(100);
   }
   const call = (origin: string, method: string, path: string, body?: unknown) =>

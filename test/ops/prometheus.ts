@@ -1,7 +1,7 @@
 // A strict reader of the Prometheus text exposition format (0.0.4), for tests: every line must be
 // a HELP, a TYPE or a sample, or the parse fails naming it.
 
-export interface Sample {
+interface Sample {
   name: string;
   /** The metric family: the name without a histogram's _bucket/_sum/_count. */
   family: string;
