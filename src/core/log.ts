@@ -25,7 +25,15 @@ export interface Logger {
   within<T>(fields: Fields, fn: () => T): T;
   /** Runs `fn` outside any `within`: background work a request merely woke (the run scheduler). */
   outside<T>(fn: () => T): T;
+  /**
+   * The access line of a request at info, `msg` "request": the same line `info` would write, built
+   * directly (one per request on the runtime's hot path: about a fifth of pino's cost).
+   */
+  access(fields: AccessFields): void;
 }
+
+/** An access line's fields: strings and numbers only. */
+type AccessFields = Record<string, string | number>;
 
 
 export interface LoggerOptions {
@@ -60,18 +68,35 @@ export function createLogger(level: LogLevel, name: string, options: LoggerOptio
     },
     destination,
   );
-  return wrap(root, context);
+  // The direct access line serves the JSON format; pretty lines go through pino like any other.
+  const direct = format === 'json' && root.isLevelEnabled('info') ? write : undefined;
+  return wrap(root, context, direct, jsonMembers({ name }));
 }
 
-function wrap(p: pino.Logger, context: AsyncLocalStorage<Fields>): Logger {
+/** `"key":value,…` of `fields`, for splicing into a line. */
+const jsonMembers = (fields: Fields) => JSON.stringify(fields).slice(1, -1);
+
+/**
+ * `direct`: where access lines go, or undefined when they go through pino (pretty format, or info
+ * disabled: then pino drops them). `members`: the logger's bindings as JSON members.
+ */
+function wrap(p: pino.Logger, context: AsyncLocalStorage<Fields>, direct: ((line: string) => void) | undefined, members: string): Logger {
+  const access = direct
+    ? (fields: AccessFields) => {
+        const store = context.getStore();
+        const within = store ? `,${jsonMembers(store)}` : '';
+        direct(`{"level":"info","time":"${new Date().toISOString()}",${members}${within},${jsonMembers(fields)},"msg":"request"}\n`);
+      }
+    : (fields: AccessFields) => p.info(fields, 'request');
   return {
     debug: (message, fields) => (fields ? p.debug(fields, message) : p.debug(message)),
     info: (message, fields) => (fields ? p.info(fields, message) : p.info(message)),
     warn: (message, fields) => (fields ? p.warn(fields, message) : p.warn(message)),
     error: (message, error) => (error === undefined ? p.error(message) : p.error(errorFields(error), message)),
-    child: (bindings) => wrap(p.child(bindings), context),
+    child: (bindings) => wrap(p.child(bindings), context, direct, `${members},${jsonMembers(bindings)}`),
     within: (fields, fn) => context.run(fields, fn),
     outside: (fn) => context.exit(fn),
+    access,
   };
 }
 
@@ -93,4 +118,4 @@ function prettyLine(json: string): string {
   return `${String(entry.time)} ${String(entry.level).toUpperCase()} [${String(entry.name)}] ${String(entry.msg)}${extra}\n`;
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silentLogger, within: (_, fn) => fn(), outside: (fn) => fn() };
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, access() {}, child: () => silentLogger, within: (_, fn) => fn(), outside: (fn) => fn() };

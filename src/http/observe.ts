@@ -14,7 +14,7 @@ export function observeRequests(handle: (request: Request) => Promise<Response>,
     const durationMs = performance.now() - started;
     const route = routeOf(request) ?? UNMATCHED_ROUTE;
     metrics.request(route, request.method, response.status, durationMs);
-    log.info('request', { method: request.method, route, status: response.status, durationMs: Math.round(durationMs * 1000) / 1000, oid });
+    log.access({ method: request.method, route, status: response.status, durationMs: Math.round(durationMs * 1000) / 1000, oid });
     return response;
   };
 }

@@ -72,6 +72,7 @@ const capturingLogger: Logger = {
   error(message, error) {
     serverErrors.push(`${message}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   },
+  access() {},
   child: () => capturingLogger,
   within: (_, fn) => fn(),
   outside: (fn) => fn(),

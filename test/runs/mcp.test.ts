@@ -24,6 +24,7 @@ const capturingLog: Logger = {
   info: (m, f) => void logged.push(`${m} ${JSON.stringify(f ?? {})}`),
   warn: (m, f) => void logged.push(`${m} ${JSON.stringify(f ?? {})}`),
   error: (m, e) => void logged.push(`${m} ${String(e)}`),
+  access: (f) => void logged.push(`request ${JSON.stringify(f)}`),
   child: () => capturingLog,
   within: (_, fn) => fn(),
   outside: (fn) => fn(),

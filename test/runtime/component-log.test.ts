@@ -11,6 +11,7 @@ const capture = (entries: Entry[]): Logger => ({
   info: (message, fields) => entries.push({ level: 'info', message, fields }),
   warn: (message, fields) => entries.push({ level: 'warn', message, fields }),
   error: (message) => entries.push({ level: 'error', message }),
+  access: (fields) => entries.push({ level: 'info', message: 'request', fields }),
   child: () => capture(entries),
   within: (_, fn) => fn(),
   outside: (fn) => fn(),
