@@ -50,5 +50,11 @@ export function routable(request: Request): Request {
   const scheme = url.indexOf('://');
   const slash = scheme === -1 ? -1 : url.indexOf('/', scheme + 3);
   if (slash === -1 || slash >= 11) return request;
-  return new Request(`http://localhost${url.slice(slash)}`, request);
+  try {
+    return new Request(`http://localhost${url.slice(slash)}`, request);
+  } catch {
+    // A method fetch forbids in a new Request (TRACE, TRACK, CONNECT: Deno enforces it, Bun does
+    // not): handed on as it came, it is still answered (405 or 404 problem+json), never a bare 500.
+    return request;
+  }
 }

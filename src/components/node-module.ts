@@ -10,8 +10,20 @@ import { nodesOf, parseSource } from './parse.ts';
 
 const BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_') && !m.startsWith('bun')).map((m) => m.replace(/^node:/, '')));
 
-const isAllowedImport = (specifier: string): boolean =>
-  specifier.startsWith('node:') && BUILTINS.has(specifier.slice('node:'.length));
+/**
+ * Builtins withheld from components: the sandbox gives them no network, processes, threads,
+ * terminals or module loader, and these take raw file descriptors or reach the loader (a
+ * `net.Socket({ fd })` is not covered by Deno's permissions). Also withheld at run time:
+ * process.getBuiltinModule (runtime/executor/worker/process-guards.ts).
+ */
+const WITHHELD = new Set(['child_process', 'cluster', 'dgram', 'dns', 'dns/promises', 'http', 'http2', 'https', 'inspector', 'inspector/promises', 'module', 'net', 'repl', 'tls', 'tty', 'wasi', 'worker_threads']);
+
+const importProblem = (specifier: string): string | null => {
+  const name = specifier.startsWith('node:') ? specifier.slice('node:'.length) : null;
+  if (name === null || !BUILTINS.has(name)) return `import of "${specifier}" is not allowed: a node component may import only node: builtins (e.g. node:crypto)`;
+  if (WITHHELD.has(name)) return `import of "${specifier}" is not allowed: components get no network, processes, threads, terminals or module loader (${[...WITHHELD].filter((m) => !m.includes('/')).map((m) => `node:${m}`).join(', ')} are withheld)`;
+  return null;
+};
 
 /** Problems of a module, in source order; empty when it may be deployed. */
 export function moduleErrors(source: string): SourceError[] {
@@ -25,9 +37,8 @@ export function moduleErrors(source: string): SourceError[] {
     if (found.attributes) {
       errors.push({ ...at, message: 'import attributes (`with { … }`, `assert { … }`) are not allowed: `type: "macro"` would run code while the module is built' });
     }
-    if (found.specifier !== null && !isAllowedImport(found.specifier)) {
-      errors.push({ ...at, message: `import of "${found.specifier}" is not allowed: a node component may import only node: builtins (e.g. node:crypto)` });
-    }
+    const problem = found.specifier === null ? null : importProblem(found.specifier);
+    if (problem) errors.push({ ...at, message: problem });
   }
   return errors.sort((a, b) => a.line - b.line || a.column - b.column);
 }

@@ -78,6 +78,21 @@ describe('node modules', () => {
     expect(messages.some((m) => m.startsWith('6:20 import of "left-pad"'))).toBe(true);
   });
 
+  test('builtins that reach past the sandbox (network, processes, threads, terminals, the loader) are withheld, in every import form', () => {
+    for (const name of ['net', 'child_process', 'worker_threads', 'tls', 'http', 'dgram', 'tty', 'module', 'wasi', 'inspector', 'cluster', 'dns/promises']) {
+      for (const source of [
+        `import x from 'node:${name}';\nexport default async () => x;`,
+        `export default async () => (await import('node:${name}')).default;`,
+        `const m = require('node:${name}');\nexport default async () => m;`,
+        `export * from 'node:${name}';\nexport default async () => 1;`,
+      ]) {
+        const errors = moduleErrors(source);
+        expect({ name, source, errors: errors.map((e) => e.message) }).toEqual({ name, source, errors: [expect.stringContaining(`"node:${name}" is not allowed: components get no network`)] });
+      }
+    }
+    expect(moduleErrors("import { createHash } from 'node:crypto';\nimport { Buffer } from 'node:buffer';\nimport { inspect } from 'node:util';\nexport default async () => 1;")).toEqual([]);
+  });
+
   test('import attributes are refused, macro or not, in every spelling', () => {
     for (const source of [
       "import { a } from 'node:fs' with { type: 'macro' };\nexport default async () => 1;",

@@ -27,10 +27,12 @@ const UNPRIVILEGED_ID = 65534;
 
 /**
  * Address space Deno reserves at start whatever it then uses (the cage of V8's C++ heap, Oilpan:
- * 32 GiB, never backed by memory): under a lower limit it aborts at once. A Deno host's limit is
- * this plus what a Bun host gets, so the memory it can really use is bounded the same.
+ * 32 GiB, never backed by memory, aligned, so the reservation may briefly take twice that): under
+ * a lower limit it aborts at once ("CagedHeap reservation"; 33 GiB of headroom failed about one
+ * start in twenty). A Deno host's limit is this plus what a Bun host gets, so the memory it can
+ * really use is bounded the same.
  */
-const DENO_RESERVED_MB = 33 * 1024;
+const DENO_RESERVED_MB = 65 * 1024;
 
 /** Threads all hosts together may run: a share of the machine's pid space. */
 function hostTasksLimit(): number {

@@ -7,6 +7,9 @@ import { Invocation, type RunRequest } from './invocation.ts';
 import { encodeError, encodeSuccess, failed, isOutOfMemory } from './outcome.ts';
 import { installLeftoverGuard } from './leftovers.ts';
 import { stringify } from './intrinsics.ts';
+import { installProcessGuards } from './process-guards.ts';
+
+installProcessGuards();
 
 let runner: Promise<Runner> | undefined;
 /** The runner once compiled: calls skip a promise turn. */
