@@ -124,7 +124,7 @@ async function startPlatform(isolation: 'process' | 'worker', databaseUrl?: stri
     PLATFORM_ADMIN_API_KEY: ADMIN_KEY,
     COMPONENT_ISOLATION: isolation,
     // As users run it: an access line per request (DESIGN §12), written to a file as a supervisor would.
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     REDIS_URL: '',
   };
   const server = await startServer([join(import.meta.dir, 'lib/platform-server.ts')], env, undefined, join(dataDir, 'platform.log'));

@@ -15,7 +15,7 @@ export class RequestObserver {
     readonly metrics: OriginMetrics,
     private readonly log: Logger,
   ) {
-    this.invocations = metrics.counter('endpoint_invocations_total', 'Invocations of Endpoints, by Endpoint id and status class', ['endpoint_id', 'status_class']);
+    this.invocations = metrics.requestCounter('endpoint_invocations_total', 'Invocations of Endpoints, by Endpoint id and status class', ['endpoint_id', 'status_class']);
   }
 
   /** A request answered without an invocation: health, readiness, metrics, or refused before an Endpoint matched. */
@@ -32,7 +32,7 @@ export class RequestObserver {
     const key = `${endpointId} ${status}`;
     let child = this.invocationChildren.get(key);
     if (!child) {
-      child = this.invocations.labels(endpointId, statusClass(status));
+      child = this.invocations.child([endpointId, statusClass(status)]);
       this.invocationChildren.set(key, child);
     }
     child.inc();

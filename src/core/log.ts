@@ -32,8 +32,20 @@ export interface Logger {
   access(fields: AccessFields): void;
 }
 
-/** An access line's fields: strings and numbers only. */
+/** An access line's fields: strings and numbers only, under plain identifier keys. */
 type AccessFields = Record<string, string | number>;
+
+/** The time as ISO 8601, made once per millisecond however many lines share it. */
+let isoMs = -1;
+let isoText = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
 
 
 export interface LoggerOptions {
@@ -84,8 +96,12 @@ function wrap(p: pino.Logger, context: AsyncLocalStorage<Fields>, direct: ((line
   const access = direct
     ? (fields: AccessFields) => {
         const store = context.getStore();
-        const within = store ? `,${jsonMembers(store)}` : '';
-        direct(`{"level":"info","time":"${new Date().toISOString()}",${members}${within},${jsonMembers(fields)},"msg":"request"}\n`);
+        let line = `{"level":"info","time":"${isoNow()}",${members}${store ? `,${jsonMembers(store)}` : ''}`;
+        for (const key in fields) {
+          const value = fields[key]!;
+          line += `,"${key}":${typeof value === 'number' ? String(value) : JSON.stringify(value)}`;
+        }
+        direct(`${line},"msg":"request"}\n`);
       }
     : (fields: AccessFields) => p.info(fields, 'request');
   return {

@@ -2,6 +2,7 @@
 // start several servers in one process, and in `npm start` each origin reports its own requests),
 // the request histogram every origin has, and gauges read only when scraped.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestCounter, RequestHistogram } from './per-request.ts';
 
 /** The `route` of a request no route template matched (or refused before matching: 401, 414). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -17,16 +18,22 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 /** One sample of a gauge read at scrape time: its label values (in labelNames order) and value. */
 export type Sample = readonly [labels: Record<string, string>, value: number];
 
-type RequestChild = ReturnType<Histogram<'route' | 'method' | 'status_class'>['labels']>;
+type RequestChild = ReturnType<RequestHistogram['child']>;
 
 export class OriginMetrics {
   readonly registry = new Registry();
-  private readonly requests: Histogram<'route' | 'method' | 'status_class'>;
-  /** Label children by `route method class`: prom-client hashes a label object on every call otherwise. */
+  private readonly requests: RequestHistogram;
+  /** Label children by `route method status`. */
   private readonly requestChildren = new Map<string, RequestChild>();
 
   constructor() {
-    this.requests = this.histogram('http_request_duration_seconds', 'Time from a request to its response head, by route template, method and status class', ['route', 'method', 'status_class']);
+    this.requests = new RequestHistogram(
+      'http_request_duration_seconds',
+      'Time from a request to its response head, by route template, method and status class',
+      ['route', 'method', 'status_class'],
+      DURATION_BUCKETS,
+      this.registry,
+    );
   }
 
   /** Counts one answered request; `route` is the template (UNMATCHED_ROUTE when none). */
@@ -34,10 +41,15 @@ export class OriginMetrics {
     const key = `${route} ${method} ${status}`;
     let child = this.requestChildren.get(key);
     if (!child) {
-      child = this.requests.labels(route, method, statusClass(status));
+      child = this.requests.child([route, method, statusClass(status)]);
       this.requestChildren.set(key, child);
     }
     child.observe(durationMs / 1000);
+  }
+
+  /** A counter counted on every request (per-request.ts): children by label values, kept by the caller. */
+  requestCounter(name: string, help: string, labelNames: readonly string[]): RequestCounter {
+    return new RequestCounter(name, help, labelNames, this.registry);
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
