@@ -91,13 +91,14 @@ describe('open /metrics (no METRICS_TOKEN)', () => {
     expect(sample(m, 'executor_workers', {})).toBeGreaterThanOrEqual(0);
     expect(m.types.get('executor_hosts_replaced_total')).toBe('counter');
     expect(sample(m, 'executor_hosts_replaced_total', {})).toBe(0);
+    expect(sample(m, 'executor_hosts', { state: 'replaced' })).toBe(0);
     // No Redis configured: no redis_up rather than a made-up value.
     expect(m.types.has('redis_up')).toBe(false);
   });
 
   test('control plane: the run engine (runs by status, queue, pending approvals, ticks and tool calls) and the database', async () => {
     const before = await scrape(s.cp);
-    for (const status of ['queued', 'running', 'waiting_approval', 'cancelling']) expect(sample(before, 'agent_runs', { status })).toBeGreaterThanOrEqual(0);
+    for (const status of ['queued', 'running', 'waiting_approval', 'cancelling', 'completed', 'failed', 'cancelled', 'timed_out']) expect(sample(before, 'agent_runs', { status })).toBeGreaterThanOrEqual(0);
     expect(sample(before, 'agent_run_queue_depth', {})).toBeGreaterThanOrEqual(0);
     expect(sample(before, 'agent_run_pending_approvals', {})).toBe(0);
     expect(sample(before, 'database_up', {})).toBe(1);
@@ -109,6 +110,7 @@ describe('open /metrics (no METRICS_TOKEN)', () => {
     const done = await until(() => s.api('GET', `/agents/runs/${run.body.id}`), (r) => r.body.status === 'completed');
     expect(done.body.status).toBe('completed');
     const after = await scrape(s.cp);
+    expect(sample(after, 'agent_runs', { status: 'completed' })).toBe((sample(before, 'agent_runs', { status: 'completed' }) ?? 0) + 1);
     const ticks = (m: Exposition) => sample(m, 'agent_run_ticks_total', { outcome: 'completed' }) ?? 0;
     expect(ticks(after) - ticks(before)).toBe(3);
     expect(sample(after, 'agent_run_tick_duration_seconds_count', {})).toBeGreaterThanOrEqual(3);

@@ -1,6 +1,6 @@
 // The run engine's metrics (DESIGN §12): ticks and tool calls as this process plays them (counters
-// and duration histograms), and, read from the database at scrape time, runs by status (the
-// unfinished ones; finished runs are the audit's business), the queue and pending approvals.
+// and duration histograms), and, read from the database at scrape time, runs by status, the queue
+// and pending approvals.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../core/db/index.ts';
 import type { OriginMetrics } from '../../core/metrics/index.ts';
@@ -21,7 +21,7 @@ export const unobserved: EngineObserver = { tickEnded() {}, toolCallEnded() {} }
 /** Ticks minutes long (a model thinking, a tool waiting) are normal: wider buckets than requests'. */
 const RUN_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
-const UNFINISHED = ['queued', 'running', 'waiting_approval', 'cancelling'] as const;
+const STATUSES = ['queued', 'running', 'waiting_approval', 'cancelling', 'completed', 'failed', 'cancelled', 'timed_out'] as const;
 
 /** The engine's counters and histograms on `metrics`, as the observer the engine reports to. */
 export function engineObserver(metrics: OriginMetrics): EngineObserver {
@@ -42,14 +42,14 @@ export function engineObserver(metrics: OriginMetrics): EngineObserver {
 }
 
 /**
- * Gauges of every process's runs, from the database (indexed counts, on SQLite on a reader
- * thread as list queries are): unfinished runs by status, the queue, pending approvals.
+ * Gauges of every process's runs, from the database (counts on the status index, on SQLite on a
+ * reader thread as list queries are): runs by status, the queue, pending approvals.
  */
 export function runGauges(metrics: OriginMetrics, db: Database): void {
-  metrics.gauge('agent_runs', 'Unfinished agent runs by status (all processes)', ['status'], async () => {
-    const rows = await db.runner.all(sql`SELECT status, count(*) AS n FROM runs WHERE status IN ('queued', 'running', 'waiting_approval', 'cancelling') GROUP BY status`);
+  metrics.gauge('agent_runs', 'Agent runs by status (all processes; finished ones until deleted with their agent)', ['status'], async () => {
+    const rows = await db.runner.all(sql`SELECT status, count(*) AS n FROM runs GROUP BY status`);
     const counts = new Map(rows.map((r) => [String(r.status), Number(r.n)]));
-    return UNFINISHED.map((status) => [{ status }, counts.get(status) ?? 0] as const);
+    return STATUSES.map((status) => [{ status }, counts.get(status) ?? 0] as const);
   });
   metrics.gauge('agent_run_queue_depth', 'Agent runs queued, waiting for a place to start (all processes)', [], async () => {
     const rows = await db.runner.all(sql`SELECT count(*) AS n FROM runs WHERE status = 'queued'`);
