@@ -2,7 +2,7 @@
 // the request histogram, and for an invocation endpoint_invocations_total. On the request path:
 // label children are kept per route and per Endpoint, and the line is built directly (Logger.access).
 import type { Logger } from '../src/core/index.ts';
-import { type OriginMetrics, statusClass, UNMATCHED_ROUTE } from '../src/core/metrics/index.ts';
+import { methodLabel, type OriginMetrics, statusClass, UNMATCHED_ROUTE } from '../src/core/metrics/index.ts';
 
 type InvocationChild = { inc(): void };
 
@@ -23,7 +23,7 @@ export class RequestObserver {
     const durationMs = performance.now() - started;
     const template = route ?? UNMATCHED_ROUTE;
     this.metrics.request(template, method, status, durationMs);
-    this.log.access({ method, route: template, status, durationMs: round(durationMs), oid });
+    this.log.access({ method: methodLabel(method), route: template, status, durationMs: round(durationMs), oid });
   }
 
   /** An invocation of the Endpoint `endpointId` at its route template `route`, answered `status`. */
@@ -36,7 +36,7 @@ export class RequestObserver {
       this.invocationChildren.set(key, child);
     }
     child.inc();
-    this.log.access({ method, route, status, durationMs: round(durationMs), oid, endpointId, executionId });
+    this.log.access({ method: methodLabel(method), route, status, durationMs: round(durationMs), oid, endpointId, executionId });
   }
 }
 

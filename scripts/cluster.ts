@@ -1,6 +1,6 @@
 // `npm run cluster` (DESIGN §12): control planes and endpoint runtimes as separate server processes
 // on one Postgres database and one Redis, on consecutive loopback ports, each logging to a file of
-// its own, until SIGTERM or SIGINT stops them all. README "Cluster" documents the layout.
+// its own, until SIGTERM, SIGINT or SIGHUP stops them all. README "Cluster" documents the layout.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -170,7 +170,7 @@ function stopAll(code: number, reason: string): Promise<never> {
     while (running().length > 0) await new Promise((r) => setTimeout(r, 50));
     // A process stopped before its signal handlers were in place ends by the signal itself (a
     // terminal's Ctrl-C reaches the whole process group: SIGINT); one killed was reported above.
-    const unclean = stopping.filter((m) => m.exit!.code !== 0 && !['SIGTERM', 'SIGINT', 'SIGKILL'].includes(m.exit!.signal ?? ''));
+    const unclean = stopping.filter((m) => m.exit!.code !== 0 && !['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGKILL'].includes(m.exit!.signal ?? ''));
     for (const m of unclean) say(`${m.name} stopped with ${describeExit(m.exit!)} (log: ${m.logFile})`);
     if (unclean.length > 0) exitCode = exitCode || 1;
     if (exitCode === 0) say('every process has stopped');
@@ -179,7 +179,8 @@ function stopAll(code: number, reason: string): Promise<never> {
   return stopped;
 }
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+// SIGHUP too: a closed terminal drains the cluster rather than killing it outright.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (phase === 'stopping') return say(`${signal} again: still waiting for the processes to drain`);
     void stopAll(0, `${signal} received`);

@@ -50,13 +50,13 @@ function isoNow(): string {
 
 export interface LoggerOptions {
   format?: LogFormat;
-  /** Where lines go (tests); default stderr, a write per turn of the event loop (./log-sink.ts). */
+  /** Where lines go (tests); default stderr, gathered and written every 50 ms or 64 KiB (./log-sink.ts). */
   write?: (line: string) => void;
 }
 
-/** The process's logger; `name` says which process it is (platform, control-plane, runtime). */
 const STDERR = 2;
 
+/** The process's logger; `name` says which process it is (platform, control-plane, runtime). */
 export function createLogger(level: LogLevel, name: string, options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'json';
   const write = options.write ?? batchedSink(STDERR).write;
@@ -72,6 +72,8 @@ export function createLogger(level: LogLevel, name: string, options: LoggerOptio
       },
       base: { name },
       messageKey: 'msg',
+      // errorFields() made `err` already (pino's own serializer would copy every property of an Error).
+      serializers: { err: (value: unknown) => value },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       // No `redact`: it made every line 3-5 times as costly (measured on Bun), and the access line
@@ -116,12 +118,38 @@ function wrap(p: pino.Logger, context: AsyncLocalStorage<Fields>, direct: ((line
   };
 }
 
+/**
+ * An error as a line carries it: `err` with its type, message, stack and code only (pino's own
+ * serializer copies every property: postgres.js's URL error holds the whole DATABASE_URL in
+ * `input`, drizzle's query error its parameters), credentials in URLs masked; anything else under
+ * `error`, as text (a plain object spread into the line could carry anything, `msg` and `time` too).
+ */
 function errorFields(error: unknown): Fields {
-  // pino's serializer gives `err` its type, message and stack.
-  if (error instanceof Error) return { err: error };
-  if (error !== null && typeof error === 'object' && !Array.isArray(error)) return error as Fields;
-  return { error: String(error) };
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return {
+      err: {
+        type: error.name,
+        message: maskCredentials(error.message),
+        ...(error.stack ? { stack: maskCredentials(error.stack) } : {}),
+        ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+      },
+    };
+  }
+  if (error !== null && typeof error === 'object' && !Array.isArray(error)) {
+    let text: string;
+    try {
+      text = JSON.stringify(error);
+    } catch {
+      text = Object.prototype.toString.call(error);
+    }
+    return { error: maskCredentials(text.length > 2000 ? `${text.slice(0, 2000)}…` : text) };
+  }
+  return { error: maskCredentials(String(error)) };
 }
+
+/** `scheme://user:password@host` → `scheme://user:***@host`, wherever it appears in `text`. */
+const maskCredentials = (text: string): string => text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@]*@/gi, '$1***@');
 
 const PRETTY_SKIP = new Set(['time', 'level', 'msg', 'name', 'pid']);
 

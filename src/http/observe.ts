@@ -2,7 +2,7 @@
 // route template Elysia matched) and gets one access line at info; every line written while it is
 // served carries its oid (the logger's request context).
 import type { Logger } from '../core/index.ts';
-import { type OriginMetrics, UNMATCHED_ROUTE } from '../core/metrics/index.ts';
+import { methodLabel, type OriginMetrics, UNMATCHED_ROUTE } from '../core/metrics/index.ts';
 import { oidOf, routeOf } from './request-notes.ts';
 
 /** Wraps the application's `handle`; the duration is to the response head (a stream goes on after it). */
@@ -14,7 +14,7 @@ export function observeRequests(handle: (request: Request) => Promise<Response>,
     const durationMs = performance.now() - started;
     const route = routeOf(request) ?? UNMATCHED_ROUTE;
     metrics.request(route, request.method, response.status, durationMs);
-    log.access({ method: request.method, route, status: response.status, durationMs: Math.round(durationMs * 1000) / 1000, oid });
+    log.access({ method: methodLabel(request.method), route, status: response.status, durationMs: Math.round(durationMs * 1000) / 1000, oid });
     return response;
   };
 }

@@ -34,3 +34,15 @@ test('below info nothing is written; the pretty format prints the access line as
   expect(pretty.lines).toHaveLength(1);
   expect(pretty.lines[0]).toMatch(/^\S+ INFO \[platform\] request \{"origin":"control-plane","method":"GET","route":"\/healthz","status":200,"durationMs":1,"oid":"o"\}\n$/);
 });
+
+test('an error is logged by type, message, stack and code only, credentials in URLs masked', () => {
+  const { lines, log } = capture('info');
+  const failure = Object.assign(new TypeError('Invalid URL: postgres://app:s3cr/et@db:5432/x'), { code: 'ERR_INVALID_URL', input: 'postgres://app:s3cr/et@db:5432/x', params: ['sk-live-key'] });
+  log.error('start failed', failure);
+  log.error('odd rejection', { msg: 'forged', time: 0, url: 'redis://:hunter2@cache:6379' });
+  const [first, second] = lines.map((line) => JSON.parse(line) as Record<string, any>);
+  expect(first!.err).toEqual({ type: 'TypeError', message: 'Invalid URL: postgres://app:***@db:5432/x', stack: expect.any(String), code: 'ERR_INVALID_URL' });
+  expect(second!.msg).toBe('odd rejection');
+  expect(second!.error).toBe('{"msg":"forged","time":0,"url":"redis://:***@cache:6379"}');
+  for (const line of lines) for (const secret of ['s3cr', 'hunter2', 'sk-live-key']) expect(line).not.toContain(secret);
+});

@@ -9,6 +9,14 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 const CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
 
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/**
+ * The method as a label and in access lines: a standard one as it is, anything else `other` (Deno's
+ * server takes any method token: each would be a new series, kept for good).
+ */
+export const methodLabel = (method: string): string => (METHODS.has(method) ? method : 'other');
+
 /** `2xx` for 200…299, and so on. */
 export const statusClass = (status: number): string => CLASSES[Math.floor(status / 100) - 1] ?? `${Math.floor(status / 100)}xx`;
 
@@ -37,7 +45,8 @@ export class OriginMetrics {
   }
 
   /** Counts one answered request; `route` is the template (UNMATCHED_ROUTE when none). */
-  request(route: string, method: string, status: number, durationMs: number): void {
+  request(route: string, rawMethod: string, status: number, durationMs: number): void {
+    const method = methodLabel(rawMethod);
     const key = `${route} ${method} ${status}`;
     let child = this.requestChildren.get(key);
     if (!child) {
@@ -65,6 +74,12 @@ export class OriginMetrics {
    * samples for that scrape (database_up or redis_up says why) instead of failing the scrape.
    */
   gauge(name: string, help: string, labelNames: readonly string[], read: () => readonly Sample[] | Promise<readonly Sample[]>): void {
+    // Scrapes at the same time share one read (an open /metrics must not multiply database queries).
+    let inFlight: Promise<readonly Sample[]> | undefined;
+    const shared = (): Promise<readonly Sample[]> =>
+      (inFlight ??= Promise.resolve()
+        .then(read)
+        .finally(() => (inFlight = undefined)));
     new Gauge({
       name,
       help,
@@ -74,7 +89,7 @@ export class OriginMetrics {
         this.reset();
         let samples: readonly Sample[];
         try {
-          samples = await read();
+          samples = await shared();
         } catch {
           return;
         }

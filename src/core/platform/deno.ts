@@ -22,6 +22,17 @@ declare const Deno: {
   ): DenoServer;
 };
 
+/**
+ * What a handler threw (the origins answer their own errors; this is the last resort): one JSON log
+ * line with the error's type only (no message: it may quote the request) and a problem+json 500.
+ */
+function unhandled(error: unknown): Response {
+  const type = error instanceof Error ? error.name : typeof error;
+  process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg: 'request failed in the server', err: { type } })}\n`);
+  const body = { type: 'about:blank', title: 'Internal error', status: 500, code: 'INTERNAL', detail: 'The request failed' };
+  return new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/problem+json' } });
+}
+
 function serve(options: { port: number; hostname: string; fetch: FetchHandler }): HttpServer {
   const abort = new AbortController();
   let view: HttpServer | undefined;
@@ -32,7 +43,7 @@ function serve(options: { port: number; hostname: string; fetch: FetchHandler })
       signal: abort.signal,
       // Deno prints "Listening on …" unless told otherwise; the start-up log says it.
       onListen: () => {},
-      onError: () => new Response(null, { status: 500 }),
+      onError: unhandled,
     },
     (request) => options.fetch(request, view!),
   );

@@ -151,7 +151,7 @@ export class RunExecution {
     } catch (error) {
       if (signal.aborted) return 'aborted'; // cancelled or stopping: the loop finds out which
       const message = error instanceof ModelError ? error.message : 'The model failed';
-      if (!(error instanceof ModelError)) this.deps.log.error('model failed', { runId: run.id, error: String(error) });
+      if (!(error instanceof ModelError)) this.deps.log.error('model failed', error);
       await store.move(run.id, ['running', 'waiting_approval'], 'failed', [{ type: 'run.failed', actor: 'system', tickIndex, data: { stopReason: 'model_error', error: message } }], { stopReason: 'model_error', error: message });
       this.ended(run);
       return 'failed';
