@@ -174,12 +174,14 @@ describe('configuration', () => {
     ['REDIS_URL', 'redis://127.0.0.1:6379 extra'],
     ['REDIS_URL', 'redis://'],
     ['REDIS_URL', 'redis://127.0.0.1:6379/cache'],
+    ['DATABASE_URL', 'postgres://app:pass/with@slash@127.0.0.1:5432/x'],
   ])('a bad %s stops the start with a message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
       loadConfig({ [name]: value });
     } catch (error) {
       expect((error as Error).message).toContain(name);
+      expect((error as Error).message).not.toContain('pass/with');
     }
   });
 

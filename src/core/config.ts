@@ -120,6 +120,11 @@ function meaningViolations(env: Env): string[] {
     const problem = redisUrlProblem(env.REDIS_URL);
     if (problem) out.push(`REDIS_URL: ${problem}`);
   }
+  // The Postgres driver parses the URL as WHATWG URL does: a password with '/', '@' or '#' must be
+  // percent-encoded. Said here, naming the variable and never repeating its value.
+  if (env.DATABASE_URL !== undefined && /^postgres(ql)?:/.test(env.DATABASE_URL) && !URL.canParse(env.DATABASE_URL)) {
+    out.push('DATABASE_URL: not a valid URL (postgres://user:password@host:port/database; percent-encode /, @, # and % in the password)');
+  }
   if (env.JWT_PUBLIC_KEY !== undefined) {
     const problem = publicKeyProblem(env.JWT_PUBLIC_KEY);
     if (problem) out.push(`JWT_PUBLIC_KEY: ${problem}`);

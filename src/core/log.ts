@@ -148,8 +148,12 @@ function errorFields(error: unknown): Fields {
   return { error: maskCredentials(String(error)) };
 }
 
-/** `scheme://user:password@host` → `scheme://user:***@host`, wherever it appears in `text`. */
-const maskCredentials = (text: string): string => text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@]*@/gi, '$1***@');
+/**
+ * `scheme://user:password@host` → `scheme://user:***@host`, wherever it appears in `text`; and a
+ * failed query's parameters (drizzle's "Failed query: …\nparams: …": a key's digest, a user's
+ * data) are left out.
+ */
+const maskCredentials = (text: string): string => text.replace(/\nparams: [^\n]*/g, '\nparams: (not logged)').replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@]*@/gi, '$1***@');
 
 const PRETTY_SKIP = new Set(['time', 'level', 'msg', 'name', 'pid']);
 

@@ -46,3 +46,11 @@ test('an error is logged by type, message, stack and code only, credentials in U
   expect(second!.error).toBe('{"msg":"forged","time":0,"url":"redis://:***@cache:6379"}');
   for (const line of lines) for (const secret of ['s3cr', 'hunter2', 'sk-live-key']) expect(line).not.toContain(secret);
 });
+
+test('a failed query is logged without its parameters', () => {
+  const { lines, log } = capture('info');
+  log.error('request failed', new Error('Failed query: select "id" from "api_keys" where "key_hash" = $1\nparams: c4663132ec12deadbeef'));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).not.toContain('c4663132ec12deadbeef');
+  expect((JSON.parse(lines[0]!) as { err: { message: string } }).err.message).toBe('Failed query: select "id" from "api_keys" where "key_hash" = $1\nparams: (not logged)');
+});

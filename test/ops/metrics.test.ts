@@ -117,6 +117,12 @@ describe('open /metrics (no METRICS_TOKEN)', () => {
     expect(sample(after, 'agent_run_tool_calls_total', { outcome: 'failed' })).toBe(1); // no tool "nowhere": UNKNOWN_TOOL
     expect(sample(after, 'agent_run_tool_call_duration_seconds_count', {})).toBe(1);
     expect(after.types.get('agent_run_tick_duration_seconds')).toBe('histogram');
+    // A run the model fails ({fail}) counts a failed tick, and a failed run.
+    const failing = await s.api('POST', `/agents/${agent.body.id}/runs`, { input: { script: [{ fail: 'no' }] } });
+    expect((await until(() => s.api('GET', `/agents/runs/${failing.body.id}`), (r) => r.body.status === 'failed')).body.status).toBe('failed');
+    const last = await scrape(s.cp);
+    expect(sample(last, 'agent_run_ticks_total', { outcome: 'failed' })).toBe((sample(after, 'agent_run_ticks_total', { outcome: 'failed' }) ?? 0) + 1);
+    expect(sample(last, 'agent_runs', { status: 'failed' })).toBe((sample(after, 'agent_runs', { status: 'failed' }) ?? 0) + 1);
   });
 
   test('/metrics is reserved on the runtime origin: an Endpoint cannot take the path', async () => {

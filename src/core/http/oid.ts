@@ -2,7 +2,13 @@
 
 const VALID_OID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Continues a valid incoming oid (1–128 chars of [A-Za-z0-9._:-]), else makes a new one. */
+/** What a credential looks like (an API key, a JWT): never continued, since the oid is echoed and logged. */
+const CREDENTIAL_LIKE = /^(sk-|eyJ)/;
+
+/**
+ * Continues a valid incoming oid (1–128 chars of [A-Za-z0-9._:-], not shaped like an `sk-` key or
+ * a JWT), else makes a new one.
+ */
 export function operationId(incoming: string | null | undefined): string {
-  return incoming && VALID_OID.test(incoming) ? incoming : crypto.randomUUID();
+  return incoming && VALID_OID.test(incoming) && !CREDENTIAL_LIKE.test(incoming) ? incoming : crypto.randomUUID();
 }

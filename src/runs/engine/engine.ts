@@ -77,7 +77,7 @@ export class RunEngine {
     // belong to no request.
     this.scanning = this.options.log
       .outside(() => this.scan())
-      .catch((error: unknown) => this.options.log.error('run scheduling failed', { error: error instanceof Error ? error.message : JSON.stringify(error) }))
+      .catch((error: unknown) => this.options.log.error('run scheduling failed', error))
       .finally(() => {
         this.scanning = null;
         if (this.rescan) {

@@ -194,7 +194,7 @@ export class RunExecution {
     if (outcome?.kind === 'fail') {
       await store.move(run.id, ['running', 'waiting_approval'], 'failed', [...tickEnd, { type: 'run.failed', actor: 'system', data: { stopReason: 'model_error', error: outcome.message } }], { ...counted, stopReason: 'model_error', error: outcome.message });
       this.ended(run);
-      return 'completed';
+      return 'failed'; // the model said the run fails: a failed tick, as when the model errs
     }
     await store.write(run.id, tickEnd, counted);
     return 'completed';
