@@ -6,7 +6,6 @@ import { bearer } from '@elysiajs/bearer';
 import { isUuid } from '../core/lib/index.ts';
 import { type CredentialResolver, hasAnyRole, type Principal, type Role } from '../core/identity/index.ts';
 import {
-  NO_BODY,
   readJsonBody,
   ProblemError,
   databaseUnavailable,
@@ -87,8 +86,9 @@ export function httpConventions(credentials: CredentialResolver, log: HttpLogger
     .onParse({ as: 'global' }, async ({ request }) => {
       // Every route that takes a body needs a credential.
       await authenticated(request);
-      const body = await readJsonBody(request);
-      return body === NO_BODY ? undefined : body;
+      // NO_BODY, not undefined: undefined would hand the request on to Elysia's own JSON parser,
+      // which on Deno refuses an empty body sent as application/json (400 where Bun gives none).
+      return readJsonBody(request);
     })
     .onError({ as: 'global' }, async ({ code, error, request, route }) => {
       // A request refused while its body was read (401 before the body, 400 malformed JSON) never

@@ -96,6 +96,19 @@ const is414 = (raw: string) => {
   return statusOf(raw) === 414 && /\r\ncontent-type: application\/problem\+json/i.test(head) && !!oid && parsed.code === 'URI_TOO_LONG' && parsed.status === 414 && parsed.oid === oid;
 };
 
+describe('bodies', () => {
+  test('an action sent with Content-Type: application/json and no body is taken as no body (Bun and Deno alike)', async () => {
+    const r = await staticEndpoint({ 'x-ok': '1' });
+    expect(r.status).toBe(201);
+    const raw = await rawRequest(s.cp, `POST /api/v1/endpoints/${r.body.id}/activate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.key}\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n`);
+    expect(statusOf(raw)).toBe(200);
+    // A body that is required and missing is still a 400 that says so.
+    const none = await rawRequest(s.cp, `POST /api/v1/endpoints HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.key}\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n`);
+    expect(statusOf(none)).toBe(400);
+    expect(none).toContain('A JSON request body is required');
+  });
+});
+
 describe('request targets over the limits', () => {
   test('runtime: 16384 characters pass to authentication, 16385 are 414 before it; HTTP/1.0 and absolute form alike', async () => {
     expect(statusOf(await get(s.runtime, target('/x?q=', 16384)))).toBe(401);
