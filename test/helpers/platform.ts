@@ -18,6 +18,12 @@ export interface TestPlatform extends Platform {
   json<T = Record<string, unknown>>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
 }
 
+/** A user with these roles (and workspaces) and a new API key of theirs: the key. */
+export async function userKey(p: TestPlatform, name: string, roles: string[], workspaceIds?: string[]): Promise<string> {
+  const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name, email: `${name}@example.com`, roles, platformAccess: true, ...(workspaceIds ? { workspaceIds } : {}) } });
+  return (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name } })).body.key;
+}
+
 export async function startTestPlatform(env: Record<string, string> = {}, options: { postgresSchema?: string } = {}): Promise<TestPlatform> {
   const dataDir = tempDir('platform-test');
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PLATFORM_ADMIN_API_KEY: ADMIN_KEY, DATA_DIR: dataDir, PORT: '0', RUNTIME_PORT: '0', COMPONENT_ISOLATION: 'worker', ...env });

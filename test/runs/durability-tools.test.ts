@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/temp.ts';
-import { startPlatformProcess, type PlatformProcess } from './processes.ts';
+import { runUntil as until, startPlatformProcess, type PlatformProcess } from './processes.ts';
 
 type Event = { seq: number; type: string; tickIndex: number | null; data: any };
 type Run = Record<string, any>;
@@ -26,15 +26,6 @@ function database() {
 }
 
 const events = async (p: PlatformProcess, runId: string): Promise<Event[]> => (await p.api('GET', `/agents/runs/${runId}/events?limit=10000`)).body.data;
-async function until(p: PlatformProcess, runId: string, done: (run: Run) => boolean, ms = 20_000): Promise<Run> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const r = await p.api('GET', `/agents/runs/${runId}`);
-    if (r.status === 200 && done(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is ${r.body?.status} after ${ms} ms`);
-    await Bun.sleep(50);
-  }
-}
 async function untilEvent(p: PlatformProcess, runId: string, type: string, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await events(p, runId)).some((e) => e.type === type)) {

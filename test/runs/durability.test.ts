@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/temp.ts';
 import { databaseCases } from '../helpers/databases.ts';
-import { freshDatabase, startPlatformProcess, type PlatformProcess } from './processes.ts';
+import { freshDatabase, runUntil as until, startPlatformProcess, type PlatformProcess } from './processes.ts';
 import { readSse, type SseFrame } from './sse.ts';
 
 type Event = { seq: number; type: string; tickIndex: number | null; actor: string; data: any };
@@ -33,15 +33,6 @@ async function events(p: PlatformProcess, runId: string): Promise<Event[]> {
   const r = await p.api('GET', `/agents/runs/${runId}/events?limit=10000`);
   expect(r.status).toBe(200);
   return r.body.data;
-}
-async function until(p: PlatformProcess, runId: string, done: (run: Run) => boolean, ms = 20_000): Promise<Run> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const r = await p.api('GET', `/agents/runs/${runId}`);
-    if (r.status === 200 && done(r.body)) return r.body;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is ${r.body?.status} after ${ms} ms`);
-    await Bun.sleep(50);
-  }
 }
 async function untilEvent(p: PlatformProcess, runId: string, found: (e: Event) => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -119,3 +119,14 @@ export async function freshDatabase(): Promise<{ url: string; sql: postgres.Sql;
     },
   };
 }
+
+/** The run once `done` holds for it (polled every 50 ms; throws naming its status past `ms`). */
+export async function runUntil(p: PlatformProcess, runId: string, done: (run: Record<string, any>) => boolean, ms = 20_000): Promise<Record<string, any>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const r = await p.api('GET', `/agents/runs/${runId}`);
+    if (r.status === 200 && done(r.body)) return r.body;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is ${r.body?.status} after ${ms} ms`);
+    await Bun.sleep(50);
+  }
+}

@@ -1,7 +1,7 @@
 // Runs and GET /api/v1/agents/runs/{agentRunId}/events: entry points, access through the agent,
 // atomic seq, and the list engine on real event data.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform, userKey } from '../helpers/platform.ts';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 
 for (const database of databaseCases()) describe(`on ${database.name}`, () => {
@@ -10,8 +10,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   let agentId: string;
 
   async function principal(name: string, roles: string[], workspaceIds?: string[]) {
-    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name, email: `${name}@example.com`, roles, platformAccess: true, ...(workspaceIds ? { workspaceIds } : {}) } });
-    keys[name] = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name } })).body.key;
+    keys[name] = await userKey(p, name, roles, workspaceIds);
   }
 
   beforeAll(async () => {

@@ -5,7 +5,7 @@
 // run's final state event; bad cursors, invisible runs and access.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Server } from 'bun';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform, userKey } from '../helpers/platform.ts';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 import { readSse, type SseFrame } from './sse.ts';
 
@@ -21,8 +21,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   const keys: Record<string, string> = {};
 
   async function principal(name: string, roles: string[], workspaceIds?: string[]) {
-    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name, email: `${name}@example.com`, roles, platformAccess: true, ...(workspaceIds ? { workspaceIds } : {}) } });
-    keys[name] = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name } })).body.key;
+    keys[name] = await userKey(p, name, roles, workspaceIds);
   }
 
   beforeAll(async () => {

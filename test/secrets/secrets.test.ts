@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { ADMIN_KEY, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { ADMIN_KEY, startTestPlatform, type TestPlatform, userKey } from '../helpers/platform.ts';
 import { databaseCases, dropPostgresSchema } from '../helpers/databases.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { SecretCipher, SecretService, SecretStore, SecretUnreadableError } from '../../src/secrets/index.ts';
@@ -19,8 +19,7 @@ for (const database of databaseCases()) describe(`on ${database.name}`, () => {
   const keys: Record<string, string> = {};
 
   async function principal(name: string, roles: string[], workspaceIds?: string[]) {
-    const u = await p.json<{ id: string }>('POST', '/api/v1/users', { body: { name, email: `${name}@example.com`, roles, platformAccess: true, ...(workspaceIds ? { workspaceIds } : {}) } });
-    keys[name] = (await p.json<{ key: string }>('POST', '/api/v1/api-keys', { body: { principalId: u.body.id, name } })).body.key;
+    keys[name] = await userKey(p, name, roles, workspaceIds);
   }
 
   beforeAll(async () => {
